@@ -1,0 +1,116 @@
+"""The rules engines and their registry.
+
+>>> from controller.games import new_game, GAMES
+>>> sorted(GAMES)[:2]
+['draughts', 'morris']
+>>> new_game("checkers").options["variant"]
+'english'
+
+Games are imported only when asked for, so the daemon loads just the game in play.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from .base import (
+    CAPABILITIES,
+    Capability,
+    Game,
+    IllegalMoveError,
+    Move,
+    Outcome,
+    Param,
+    legal_turns,
+    perft,
+)
+
+__all__ = [
+    "ALIASES",
+    "CAPABILITIES",
+    "GAMES",
+    "Capability",
+    "Game",
+    "IllegalMoveError",
+    "Move",
+    "Outcome",
+    "Param",
+    "game_class",
+    "legal_turns",
+    "new_game",
+    "perft",
+]
+
+# Registry name -> "module:Class". An explicit table, not an import side effect.
+_TABLE: dict[str, str] = {
+    "morris": "controller.games.morris:Morris",
+    "draughts": "controller.games.draughts:Draughts",
+    "quixo": "controller.games.quixo:Quixo",
+    "tessere": "controller.games.tessere:Tessere",
+    "sequence-kids": "controller.games.sequence_kids:SequenceKids",
+    "quinque": "controller.games.quinque:Quinque",
+}
+
+# Other names people use -> (registry name, parameters the alias implies).
+ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
+    "muehle": ("morris", {}),
+    "mühle": ("morris", {}),
+    "mill": ("morris", {}),
+    "nine-mens-morris": ("morris", {}),
+    "dame": ("draughts", {"variant": "dame"}),
+    "checkers": ("draughts", {"variant": "english"}),
+    "shashki": ("draughts", {"variant": "russian"}),
+    "sequence": ("sequence-kids", {}),
+    "sequence_kids": ("sequence-kids", {}),
+}
+
+
+class _Registry(Mapping[str, type[Game[Any]]]):
+    """Registry name -> game class, importing a game's module on first use."""
+
+    def __init__(self, table: Mapping[str, str]) -> None:
+        self._table = dict(table)
+        self._loaded: dict[str, type[Game[Any]]] = {}
+
+    def __getitem__(self, name: str) -> type[Game[Any]]:
+        if name not in self._loaded:
+            module, _, cls = self._table[name].partition(":")
+            self._loaded[name] = getattr(importlib.import_module(module), cls)
+        return self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+
+GAMES: Mapping[str, type[Game[Any]]] = _Registry(_TABLE)
+
+
+def _lookup(name: str) -> tuple[str, dict[str, Any]]:
+    key = name.strip().lower()
+    if key in _TABLE:
+        return key, {}
+    if key in ALIASES:
+        return ALIASES[key][0], dict(ALIASES[key][1])
+    known = ", ".join(sorted(_TABLE))
+    aliases = ", ".join(sorted(ALIASES))
+    raise ValueError(f"unknown game {name!r}; known games: {known} (aliases: {aliases})")
+
+
+def game_class(name: str) -> type[Game[Any]]:
+    """The class behind a registry name or alias; ValueError names the known ones."""
+    return GAMES[_lookup(name)[0]]
+
+
+def new_game(name: str, **params: Any) -> Game[Any]:
+    """A new game by registry name or alias, e.g. ``new_game("draughts", variant="russian")``.
+
+    Unknown names or parameters raise ValueError naming the known ones.
+    """
+    key, implied = _lookup(name)
+    implied.update(params)
+    return GAMES[key](**implied)
