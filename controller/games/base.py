@@ -21,6 +21,7 @@ second action) is several calls to :meth:`Game.apply` by the same player;
 
 from __future__ import annotations
 
+import contextlib
 import copy as _copy
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Mapping
@@ -93,15 +94,11 @@ class Param:
             elif low in ("false", "no", "off", "0"):
                 value = False
         elif want is int and isinstance(value, str):
-            try:
+            with contextlib.suppress(ValueError):
                 value = int(value)
-            except ValueError:
-                pass
         elif want is float and isinstance(value, (str, int)) and not isinstance(value, bool):
-            try:
+            with contextlib.suppress(ValueError):
                 value = float(value)
-            except ValueError:
-                pass
         ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
         if self.default is None and value is None:
             ok = True

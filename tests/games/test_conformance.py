@@ -107,7 +107,7 @@ def test_random_games_keep_the_contract(name: str, params: dict[str, Any]) -> No
 
 @pytest.mark.parametrize(("name", "params"), _cases())
 def test_registry_rejects_unknown_parameters(name: str, params: dict[str, Any]) -> None:
-    with pytest.raises(ValueError, match="unknown parameter 'no_such_rule'.*known parameters"):
+    with pytest.raises(ValueError, match=r"unknown parameter 'no_such_rule'.*known parameters"):
         new_game(name, no_such_rule=1, **params)
 
 
