@@ -1,0 +1,101 @@
+"""The ``tavola`` command.
+
+``tavola play GAME`` plays a game in the terminal; ``tavola games-list`` lists the games
+and their parameters. Errors a user can meet print one line and exit 2; ``--debug`` shows
+the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from controller.games import ALIASES, GAMES, game_class, new_game
+
+
+def _params(pairs: Sequence[str]) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"-p takes KEY=VALUE, got {pair!r} (e.g. -p flying=false)")
+        params[key.strip()] = value.strip()
+    return params
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from controller.play import play
+
+    if args.load:
+        record = json.loads(Path(args.load).read_text())
+        game = game_class(record["game"]).from_dict(record)
+    elif not args.game:
+        raise ValueError("name a game (tavola play morris) or --load a saved one")
+    else:
+        params: dict[str, Any] = _params(args.param)
+        if args.variant:
+            params["variant"] = args.variant
+        game = new_game(args.game, **params)
+    play(game)
+    return 0
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    names = [args.game] if args.game else list(GAMES)
+    for name in names:
+        cls = game_class(name)
+        aliases = sorted(a for a, (target, _) in ALIASES.items() if target == cls.name)
+        print(f"{cls.name}  (needs {cls.needs} sensing)" + (
+            f"  aliases: {', '.join(aliases)}" if aliases else ""))
+        for p in cls.param_table().values():
+            choices = f" [{' | '.join(map(str, p.choices))}]" if p.choices else ""
+            print(f"  {p.name} = {p.default!r}{choices}  {p.doc}")
+        if cls.variants:
+            for variant, preset in cls.variants.items():
+                sets = ", ".join(f"{k}={v!r}" for k, v in preset.items()) or "the defaults"
+                print(f"  variant {variant}: {sets}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tavola", description="An electronic referee for wooden board games."
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("play", help="play a game in the terminal (two or more people)")
+    p.add_argument("game", nargs="?", help=f"one of: {', '.join(GAMES)}")
+    p.add_argument("--variant", help="rule set, e.g. russian for draughts")
+    p.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="a game parameter (repeatable), e.g. -p flying=false")
+    p.add_argument("--load", metavar="FILE", help="resume a game saved with 'save FILE'")
+    p.set_defaults(func=_cmd_play)
+
+    p = sub.add_parser("rules", help="list the games, their parameters and variants")
+    p.add_argument("game", nargs="?")
+    p.set_defaults(func=_cmd_rules)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        result: int = args.func(args)
+        return result
+    except KeyboardInterrupt:
+        return 130
+    except (ValueError, OSError) as exc:
+        if args.debug:
+            raise
+        print(f"tavola: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
