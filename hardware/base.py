@@ -1,0 +1,104 @@
+"""The two small protocols every backend implements, and what flows through them.
+
+A *sensor backend* reads the board and yields :class:`Snapshot` objects (cell name ->
+reading), already filtered for contact bounce, plus :class:`SensorFault` when it loses the
+board (a cable pulled, a camera covered) — the next snapshot means it is back. An *LED
+backend* shows :data:`Frame` values: one RGB triple per physical LED, indexed as the layout
+says. Neither knows anything about games; the controller does.
+
+Backends are context managers with an idempotent ``close()`` (as in gpiozero).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Literal, Protocol, runtime_checkable
+
+Capability = Literal["occupancy", "identity"]
+RGB = tuple[int, int, int]
+Frame = tuple[RGB, ...]  # index = physical LED index from the layout
+OFF: RGB = (0, 0, 0)
+OCCUPIED = "#"
+EMPTY = ""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One settled reading of the whole board.
+
+    ``cells`` maps every sensed cell to ``""`` (empty), ``"#"`` (occupied, occupancy
+    sensors) or a piece token (identity sensors, RULES.md). ``time`` is the monotonic time
+    of the reading in seconds. ``uncertain`` names cells an identity sensor could not read
+    with confidence (a camera's doubtful cells): inference may prefer a legal position there.
+    """
+
+    cells: Mapping[str, str]
+    time: float
+    uncertain: frozenset[str] = field(default_factory=frozenset)
+
+    def occupancy(self) -> dict[str, str]:
+        """The same reading as an occupancy sensor would give it."""
+        return {c: (OCCUPIED if v else EMPTY) for c, v in self.cells.items()}
+
+
+@dataclass(frozen=True)
+class SensorFault:
+    """The sensor lost the board; ``message`` says what and what to do."""
+
+    message: str
+    time: float
+
+
+SensorEvent = Snapshot | SensorFault
+
+
+@runtime_checkable
+class SensorBackend(Protocol):
+    """Reads the board.
+
+    Must provide ``capability``, ``cells`` (the names it senses), ``events()`` (an async
+    stream of :data:`SensorEvent`: a snapshot whenever the settled reading changes, and at
+    least one at start) and ``close()``. May provide ``request_snapshot()`` to force a
+    full reading (a resync).
+    """
+
+    capability: Capability
+
+    @property
+    def cells(self) -> tuple[str, ...]: ...
+
+    def events(self) -> AsyncIterator[SensorEvent]: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class LedBackend(Protocol):
+    """Lights the board. ``count`` LEDs; ``show(frame)`` with ``len(frame) == count``."""
+
+    @property
+    def count(self) -> int: ...
+
+    def show(self, frame: Frame) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Closing:
+    """Mixin: context-manager support on top of an idempotent ``close()``."""
+
+    def close(self) -> None:  # pragma: no cover - overridden
+        pass
+
+    def __enter__(self) -> Closing:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
