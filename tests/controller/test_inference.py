@@ -1,0 +1,156 @@
+"""Inference on Nine Men's Morris (occupancy) and on small made-up games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from controller.games import Game, new_game
+from controller.inference import (
+    Accepted,
+    Ambiguous,
+    Inference,
+    Mismatch,
+    Pending,
+    Takeback,
+    change_between,
+)
+from tests.games.test_base import Race
+
+
+def play(game: Game[Any], *moves: str) -> Game[Any]:
+    for text in moves:
+        game.apply(game.parse_move(text))
+    return game
+
+
+def board(game: Game[Any], **changes: str) -> dict[str, str]:
+    """The occupancy view of ``game`` with some cells changed ('' or '#')."""
+    cells = game.view("occupancy")
+    cells.update(changes)
+    return cells
+
+
+@pytest.fixture
+def inf() -> Inference:
+    return Inference("occupancy", settle=0.25, grace=1.5)
+
+
+def test_a_placement_is_accepted_at_once(inf: Inference) -> None:
+    g = new_game("morris")
+    assert inf.update(g, board(g), 0.0) == Pending()
+    result = inf.update(g, board(g, d2="#"), 0.1)
+    assert isinstance(result, Accepted)
+    assert [str(m) for m in result.moves] == ["d2"] and result.cells == {"d2"}
+
+
+def test_a_mill_and_its_removal_are_two_actions(inf: Inference) -> None:
+    g = play(new_game("morris"), "a1", "b2", "a4", "b4")
+    result = inf.update(g, board(g, a7="#"), 0.0)
+    assert isinstance(result, Accepted) and [str(m) for m in result.moves] == ["a7"]
+    g.apply(result.moves[0])
+    assert g.current_player == 0  # the removal is still White's
+    result = inf.update(g, board(g, b2=""), 0.5)
+    assert isinstance(result, Accepted) and [str(m) for m in result.moves] == ["xb2"]
+
+
+def test_lifting_a_piece_lights_its_targets_then_a_slide_waits_to_settle(
+    inf: Inference,
+) -> None:
+    # Place all 18 men without closing a mill, so the game is in the moving phase.
+    g = new_game("morris")
+    while len(g.history) < 18:
+        for move in g.legal_moves():
+            player = g.current_player
+            g.apply(move)
+            if g.current_player != player:
+                break
+            g.undo()
+    legal = {str(m) for m in g.legal_moves()}
+    assert legal and all("-" in m for m in legal)  # sanity: White slides now
+    origin = max(legal, key=lambda m: sum(x.startswith(m[:2]) for x in legal))[:2]
+    targets = {m.split("-")[1] for m in legal if m.startswith(origin + "-")}
+    lifted = inf.update(g, board(g, **{origin: ""}), 1.0)
+    assert lifted == Pending(frozenset({origin}), frozenset(targets), frozenset({origin}))
+    dest = sorted(targets)[0]
+    moved = board(g, **{origin: "", dest: "#"})
+    result = inf.update(g, moved, 2.0)
+    if len(targets) > 1:  # the piece could still be on its way: wait for it to settle
+        assert isinstance(result, Pending) and result.known
+        result = inf.update(g, None, 2.3)
+    assert isinstance(result, Accepted) and str(result.moves[0]) == f"{origin}-{dest}"
+
+
+def test_unknown_reading_is_a_mismatch_only_after_the_grace_time(inf: Inference) -> None:
+    g = play(new_game("morris"), "d2")
+    # Black places two pieces at once.
+    two = board(g, a1="#", g7="#")
+    assert inf.update(g, two, 10.0) == Pending(changed=frozenset({"a1", "g7"}), known=False)
+    assert isinstance(inf.update(g, None, 11.0), Pending)
+    result = inf.update(g, None, 11.6)
+    assert result == Mismatch(frozenset({"a1", "g7"}), 10.0)
+    # Taking one away again makes it a legal move: accepted, the mismatch is over.
+    result = inf.update(g, board(g, a1="#"), 12.0)
+    assert isinstance(result, Accepted)
+
+
+def test_moving_the_wrong_sides_piece_is_a_mismatch(inf: Inference) -> None:
+    g = play(new_game("morris"), "d2", "a1")
+    # White to move; Black's a1 piece lifted and put on a4.
+    result = inf.update(g, board(g, a1="", a4="#"), 0.0)
+    assert isinstance(result, Pending) and not result.known
+    assert inf.update(g, None, 2.0) == Mismatch(frozenset({"a1", "a4"}), 0.0)
+
+
+def test_going_back_to_an_earlier_position_is_a_takeback(inf: Inference) -> None:
+    g = play(new_game("morris"), "d2", "a1", "d6")
+    assert inf.update(g, board(g, d6=""), 0.0) == Takeback(1)
+    assert inf.update(g, board(g, d6="", a1=""), 0.1) == Takeback(2)
+    assert inf.update(g, board(g, d6="", a1="", d2=""), 0.2) == Takeback(3)
+
+
+def test_expectations_are_cached_per_position_and_leave_the_game_alone(
+    inf: Inference,
+) -> None:
+    g = play(new_game("morris"), "d2", "a1")
+    before = g.to_dict()
+    first = inf.expectations(g)
+    assert inf.expectations(g) is first
+    assert g.to_dict() == before
+    g.apply(g.parse_move("d6"))
+    assert inf.expectations(g) is not first
+
+
+class Twins(Race):
+    """The toy race, seen by a sensor that cannot tell +1 from +2."""
+
+    def _view(self) -> dict[str, str]:
+        return {"c0": "X" if self.total else ""}
+
+
+def test_two_actions_with_the_same_reading_are_ambiguous() -> None:
+    inf = Inference("identity")
+    g = Twins()
+    result = inf.update(g, {"c0": "X"}, 0.0)
+    assert isinstance(result, Ambiguous)
+    assert sorted(str(seq[0]) for seq in result.candidates) == ["+1", "+2"]
+
+
+def test_uncertain_cells_prefer_the_legal_reading() -> None:
+    inf = Inference("identity")
+    g = new_game("morris")
+    # The camera saw something doubtful on d2 and is sure about the rest: no change yet.
+    cells = g.view("identity")
+    cells["d2"] = "B"
+    assert inf.update(g, cells, 0.0, uncertain=frozenset({"d2"})) == Pending()
+    # A sure W on d2 and a doubtful reading on a1: the legal position d2 is accepted.
+    cells = g.view("identity")
+    cells.update(d2="W", a1="B")
+    result = inf.update(g, cells, 0.1, uncertain=frozenset({"a1"}))
+    assert isinstance(result, Accepted) and str(result.moves[0]) == "d2"
+
+
+def test_change_between() -> None:
+    assert change_between({"a": "", "b": "#"}, {"a": "#", "b": "#"}) == {("a", "#")}
+    assert change_between({"a": "W"}, {}) == {("a", "")}
