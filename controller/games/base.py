@@ -269,6 +269,7 @@ class Game(ABC, Generic[M]):
         The default is a loss on time for two-player games.
         """
         result = self._time_out(player)
+        self._legal = None  # a policy may have changed the position (a forced pass)
         if result is not None:
             self.adjudicate(result)
         return result
@@ -359,6 +360,10 @@ class Game(ABC, Generic[M]):
         self._legal = None
         self._adjudicated = None
         self._record_key()
+
+    def winning_cells(self) -> tuple[str, ...]:
+        """The cells of the line that won (for the gold LEDs); () when none or no line."""
+        return ()
 
     def private_text(self, player: int) -> str:
         """What only ``player`` may see (a hand of cards); '' for open games."""
