@@ -13,7 +13,7 @@ disconnected") shows every cell dim red, steady, until it is back.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -34,7 +34,7 @@ BLINK_HZ = 2.0
 
 
 class LedMap(Protocol):
-    """What feedback needs of a layout."""
+    """What feedback needs of a layout (``hardware.layout.Layout`` is one)."""
 
     @property
     def led_count(self) -> int: ...
@@ -42,7 +42,24 @@ class LedMap(Protocol):
     @property
     def timer_leds(self) -> tuple[int, ...]: ...
 
-    def led_of(self, cell: str) -> int | None: ...
+    @property
+    def sensed(self) -> tuple[str, ...]: ...
+
+    def led_of(self, cell: str) -> int: ...
+
+
+@dataclass(frozen=True)
+class Strip:
+    """A layout's LED wiring as plain lookups: cell -> LED index, the timer run, the count."""
+
+    count: int
+    leds: Mapping[str, int]
+    timer: tuple[int, ...]
+
+    @classmethod
+    def of(cls, layout: LedMap) -> Strip:
+        return cls(layout.led_count, {c: layout.led_of(c) for c in layout.sensed},
+                   tuple(layout.timer_leds))
 
 
 @dataclass(frozen=True)
@@ -85,18 +102,17 @@ def cell_colours(scene: Scene, now: float) -> dict[str, RGB]:
     return colours
 
 
-def render(layout: LedMap, scene: Scene, now: float, cells: Iterable[str] = ()) -> Frame:
-    """The frame for ``scene``. ``cells`` lists every cell (for the disconnected state)."""
-    frame = [OFF] * layout.led_count
+def render(strip: Strip, scene: Scene, now: float) -> Frame:
+    """The frame for ``scene``; cells the strip has no LED for are left out."""
+    frame = [OFF] * strip.count
+    leds = strip.leds
     if scene.disconnected:
-        for cell in cells:
-            led = layout.led_of(cell)
-            if led is not None:
-                frame[led] = DIM_RED
+        for led in leds.values():
+            frame[led] = DIM_RED
     for cell, colour in cell_colours(scene, now).items():
-        led = layout.led_of(cell)
-        if led is not None:
-            frame[led] = colour
-    for led, colour in zip(layout.timer_leds, scene.timer, strict=False):
+        at = leds.get(cell)
+        if at is not None:
+            frame[at] = colour
+    for led, colour in zip(strip.timer, scene.timer, strict=False):
         frame[led] = colour
     return tuple(frame)

@@ -15,8 +15,8 @@ second action) is several calls to :meth:`Game.apply` by the same player;
 >>> g.apply(g.parse_move("d2"))
 >>> g.current_player, str(g.history[-1])
 (1, 'd2')
->>> g.undo(); len(g.history)
-0
+>>> str(g.undo()), len(g.history)
+('d2', 0)
 """
 
 from __future__ import annotations

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from controller.feedback import (
     CYAN,
     DIM_RED,
@@ -13,28 +11,14 @@ from controller.feedback import (
     RED,
     WHITE,
     Scene,
+    Strip,
     blink_on,
     cell_colours,
     render,
 )
 
-
-@dataclass
-class Strip:
-    """Three cells wired in reverse order, then a two-LED timer run."""
-
-    leds: dict[str, int]
-    timer_leds: tuple[int, ...] = (3, 4)
-
-    @property
-    def led_count(self) -> int:
-        return 5
-
-    def led_of(self, cell: str) -> int | None:
-        return self.leds.get(cell)
-
-
-STRIP = Strip({"a1": 2, "b1": 1, "c1": 0})
+# Three cells wired in reverse order, then a two-LED timer run.
+STRIP = Strip(5, {"a1": 2, "b1": 1, "c1": 0}, (3, 4))
 
 
 def test_each_meaning_has_its_colour_at_the_layouts_led() -> None:
@@ -64,5 +48,5 @@ def test_timer_run_and_cells_outside_the_layout() -> None:
 
 def test_a_lost_sensor_dims_every_cell_red_under_the_other_meanings() -> None:
     scene = Scene(disconnected=True, last_move=frozenset({"c1"}))
-    assert render(STRIP, scene, 0.0, cells=["a1", "b1", "c1"]) == (
+    assert render(STRIP, scene, 0.0) == (
         GREEN, DIM_RED, DIM_RED, OFF, OFF)
