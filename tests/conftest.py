@@ -17,7 +17,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     skip_hw = pytest.mark.skip(reason="hardware: needs a Raspberry Pi board (TAVOLA_HARDWARE=1)")
     on_hardware = os.environ.get("TAVOLA_HARDWARE") == "1"
     for item in items:
-        if "slow" in item.keywords and not run_slow:
+        # get_closest_marker, not keywords: a folder named tests/hardware is a keyword too.
+        if item.get_closest_marker("slow") and not run_slow:
             item.add_marker(skip_slow)
-        if "hardware" in item.keywords and not on_hardware:
+        if item.get_closest_marker("hardware") and not on_hardware:
             item.add_marker(skip_hw)
