@@ -1,0 +1,450 @@
+"""The journal: fsynced appends, resume after a power cut, replay, records and export."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.clock import Clock, ClockSpec
+from controller.games import GAMES, Game, Outcome, new_game
+from controller.games.tessere import Tessere
+from controller.journal import (
+    Journal,
+    JournalError,
+    Record,
+    action_entry,
+    checkpoint_due,
+    clock_entry,
+    export_text,
+    illegal_entry,
+    new_game_id,
+    replay,
+    result_entry,
+    score,
+    start_entry,
+    timeout_entry,
+    undo_entry,
+)
+
+WALL = 1714573812.0  # 2024-05-01 14:30:12 UTC
+
+
+def begin(journal: Journal, game: Game[Any], clock: ClockSpec | None = None) -> str:
+    game_id = journal.new_id(WALL, game.name)
+    journal.append(start_entry(game, game_id=game_id, wall=WALL, clock=clock))
+    return game_id
+
+
+def play(journal: Journal, game: Game[Any], *texts: str, now: float = 0.0) -> None:
+    for text in texts:
+        player = game.current_player
+        game.apply(game.parse_move(text))
+        journal.append(action_entry(text, player=player, ply=len(game.history), wall=WALL, now=now))
+
+
+def lines_of(path: Path) -> list[str]:
+    return path.read_text().splitlines()
+
+
+# --------------------------------------------------------------------- writing
+def test_append_fsyncs_the_line_before_returning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    journal = Journal(tmp_path / "state")
+    seen: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        if journal.current.exists():
+            seen.append(journal.current.read_text())
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    game = new_game("tessere")
+    begin(journal, game)
+    assert seen and '"type":"start"' in seen[0]
+    seen.clear()
+    play(journal, game, "G@a1")
+    # One fsync of the file, with the new line already in it (then none for the directory).
+    assert len(seen) == 1
+    assert seen[0].endswith(
+        '"move":"G@a1","player":0,"ply":1,"wall":1714573812.0,"mono":0.0,"clock":null}\n'
+    )
+
+
+def test_append_checks_the_order_of_entries(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    game = new_game("tessere")
+    with pytest.raises(ValueError, match="first entry must be 'start'"):
+        journal.append(action_entry("G@a1", player=0, ply=1, wall=WALL, now=0.0))
+    with pytest.raises(ValueError, match="type must be one of"):
+        journal.append({"type": "chat"})
+    begin(journal, game)
+    with pytest.raises(ValueError, match="already in progress"):
+        begin(journal, game)
+    assert len(lines_of(journal.current)) == 1
+
+
+def test_every_line_is_one_json_object(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    game = new_game("tessere")
+    begin(journal, game, ClockSpec("move", move_seconds=60))
+    journal.append(
+        illegal_entry(
+            sensed={"c3": "RY", "d4": ""},
+            reason="RY@c3: all 3 RY checkers are already on the board",
+            player=0,
+            wall=WALL,
+            now=1.0,
+            move="RY@c3",
+        )
+    )
+    entries = [json.loads(line) for line in lines_of(journal.current)]
+    assert [e["type"] for e in entries] == ["start", "illegal"]
+    header = entries[0]
+    assert header["game"] == "tessere" and header["params"]["move_seconds"] == 60
+    assert header["clock"]["mode"] == "move"
+    assert header["players"] == ["Player 1", "Player 2"]
+    assert header["id"] == "20240501-143012-tessere"
+
+
+def test_ids_are_unique(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    assert new_game_id(WALL, "morris") == "20240501-143012-morris"
+    journal.games.mkdir()
+    (journal.games / "20240501-143012-morris.jsonl").write_text("")
+    assert journal.new_id(WALL, "morris") == "20240501-143012-morris-2"
+
+
+# --------------------------------------------------------------------- resume
+def test_resume_rebuilds_the_game_and_the_clock(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    assert journal.resume() is None
+    game = new_game("tessere")
+    clock = Clock(ClockSpec("sudden-death", minutes=5), game_move_seconds=game.move_seconds)
+    begin(journal, game, clock.spec)
+    clock.start(0, 0.0)
+    play(journal, game, "G@a1", "YG@e5")
+    journal.append(clock_entry(clock.to_dict(7.0), wall=WALL, now=7.0))
+
+    record = journal.resume()
+    assert record is not None
+    assert record.lines == (2, 3, 4)
+    again = replay(record.header, record.entries, record.lines)
+    assert again.game.to_dict() == game.to_dict()
+    assert again.clock is not None
+    restored = Clock.from_dict(again.clock, now=500.0)
+    assert restored.remaining(0, 500.0) == 293.0
+    assert again.result is None
+
+
+def test_power_cut_mid_line_loses_only_that_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    journal = Journal(tmp_path)
+    game = new_game("tessere")
+    begin(journal, game)
+    play(journal, game, "G@a1", "YG@e5")
+    whole = journal.current.read_bytes()
+    journal.current.write_bytes(whole[:-25])  # the last action, cut mid-write
+
+    with caplog.at_level(logging.WARNING, logger="controller.journal"):
+        record = journal.resume()
+    assert record is not None
+    assert [e["move"] for e in record.entries] == ["G@a1"]
+    assert "unfinished last line 3" in caplog.text
+    # The torn bytes are cut off, so the next append starts on a line of its own.
+    assert journal.current.read_bytes() == whole[: whole.rindex(b"\n", 0, -1) + 1]
+    game.undo()
+    play(journal, game, "GB@e1")
+    record = journal.resume()
+    assert record is not None
+    assert [e["move"] for e in record.entries] == ["G@a1", "GB@e1"]
+
+
+def test_a_zero_filled_tail_is_a_torn_line(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    game = new_game("tessere")
+    begin(journal, game)
+    play(journal, game, "G@a1")
+    with journal.current.open("ab") as f:
+        f.write(b"\x00" * 512)  # what ext4 can leave after a power cut
+    record = journal.resume()
+    assert record is not None and len(record.entries) == 1
+
+
+def test_a_torn_header_means_no_game(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    begin(journal, new_game("tessere"))
+    journal.current.write_bytes(journal.current.read_bytes()[:30])
+    assert journal.resume() is None
+    assert not journal.in_progress()
+    begin(journal, new_game("tessere"))  # a fresh start works
+
+
+def test_a_complete_last_line_without_newline_is_kept(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    game = new_game("tessere")
+    begin(journal, game)
+    play(journal, game, "G@a1")
+    journal.current.write_bytes(journal.current.read_bytes().rstrip(b"\n"))
+    record = journal.resume()
+    assert record is not None and len(record.entries) == 1
+    assert journal.current.read_bytes().endswith(b"}\n")
+
+
+def test_a_corrupt_middle_line_is_an_error_and_is_kept(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    game = new_game("tessere")
+    begin(journal, game)
+    play(journal, game, "G@a1", "YG@e5", "GB@e1")
+    lines = journal.current.read_bytes().splitlines(keepends=True)
+    lines[2] = b'{"type":"action","mo\n'
+    journal.current.write_bytes(b"".join(lines))
+    content = journal.current.read_bytes()
+
+    with pytest.raises(JournalError, match="line 3 is unreadable"):
+        journal.resume()
+    assert journal.current.read_bytes() == content  # nothing dropped
+    kept = journal.set_aside()
+    assert kept.name.startswith("current.corrupt-") and kept.suffix == ".jsonl"
+    assert kept.read_bytes() == content
+    assert not journal.current.exists()
+    assert journal.resume() is None
+
+
+def test_set_aside_never_overwrites(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    kept = []
+    for _ in range(2):
+        begin(journal, new_game("tessere"))
+        os.utime(journal.current, (WALL, WALL))
+        kept.append(journal.set_aside())
+    assert kept[0].name == "current.corrupt-20240501-143012.jsonl"
+    assert kept[1].name == "current.corrupt-20240501-143012-2.jsonl"
+
+
+def test_a_file_without_header_is_an_error(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    tmp_path.joinpath("current.jsonl").write_text('{"type":"action","move":"G@a1"}\n{}\n')
+    with pytest.raises(JournalError, match="line 1 is 'action'"):
+        journal.resume()
+
+
+# --------------------------------------------------------------------- replay
+def test_replay_applies_takebacks_and_timeouts(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    game = new_game("tessere", on_timeout="pass")
+    begin(journal, game)
+    play(journal, game, "G@a1", "YG@e5")
+    undone = game.undo()
+    journal.append(undo_entry(undone, player=1, wall=WALL, now=3.0))
+    before = len(game.history)
+    game.time_out(1)  # the pass policy: the game plays "pass" for player 1 by itself
+    played = game.history[before:]
+    journal.append(timeout_entry(1, "move", wall=WALL, now=60.0, played=played))
+    play(journal, game, "B@b1")
+    record = journal.resume()
+    assert record is not None
+    again = replay(record.header, record.entries)
+    assert [str(m) for m in again.game.history] == ["G@a1", "pass", "B@b1"]
+    assert again.game.current_player == 1
+    header = record.header
+    text = export_text(Record(record.path, header, record.entries, record.lines))
+    assert text.endswith("\n1. G@a1 pass 2. B@b1 *\n")
+    # A session that journalled the timeout without what the game played is caught.
+    silent = [*record.entries[:3], timeout_entry(1, "move", wall=WALL, now=60.0)]
+    with pytest.raises(JournalError, match=r"line 5: timeout does not apply.*\['pass'\]"):
+        replay(header, silent)
+
+
+def test_replay_names_the_line_that_does_not_apply(tmp_path: Path) -> None:
+    header = start_entry(new_game("tessere"), game_id="x", wall=WALL)
+    entries = [
+        action_entry("G@a1", player=0, ply=1, wall=WALL, now=0.0),
+        action_entry("G@b1", player=1, ply=2, wall=WALL, now=0.0),
+    ]
+    with pytest.raises(JournalError, match=r"line 3: action 'G@b1' does not apply"):
+        replay(header, entries)
+    wrong_player = [action_entry("G@a1", player=1, ply=1, wall=WALL, now=0.0)]
+    with pytest.raises(JournalError, match=r"line 2.*player 0 is to move"):
+        replay(header, wrong_player)
+    bad_undo = [entries[0], undo_entry("R@c3", player=0, wall=WALL, now=0.0)]
+    with pytest.raises(JournalError, match=r"line 3.*not 'R@c3'"):
+        replay(header, bad_undo)
+    with pytest.raises(JournalError, match="line 1: cannot set up 'chess'"):
+        replay({**header, "game": "chess"}, [])
+
+
+def test_replay_from_a_set_up_position() -> None:
+    game = new_game("tessere")
+    for text in ("G@a1", "YG@e5"):
+        game.apply(game.parse_move(text))
+    game.set_position(game.to_dict()["state"])
+    header = start_entry(game, game_id="x", wall=WALL)
+    assert header["start"] is not None
+    again = replay(header, [action_entry("GB@e1", player=0, ply=1, wall=WALL, now=0.0)])
+    assert again.game.view()["a1"] == "G"
+    assert [str(m) for m in again.game.history] == ["GB@e1"]
+
+
+# --------------------------------------------------------------------- records
+def finished_tessere(journal: Journal) -> str:
+    game = new_game("tessere", diagonals="all")
+    game_id = begin(journal, game)
+    play(journal, game, "G@a1", "YG@e5", "GB@e1", "RYGB@a5")
+    outcome = game.outcome()
+    assert outcome is not None
+    journal.finish(result_entry(outcome, 2, wall=WALL + 60, now=60.0))
+    return game_id
+
+
+def test_finish_files_the_game_and_lists_it(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    assert journal.records() == []
+    game_id = finished_tessere(journal)
+    assert not journal.current.exists()
+    assert (journal.games / f"{game_id}.jsonl").is_file()
+    (summary,) = journal.records()
+    assert (summary.id, summary.game, summary.variant) == (game_id, "tessere", "")
+    assert (summary.date, summary.score, summary.reason, summary.actions) == (
+        "2024-05-01 14:30",
+        "0-1",
+        "line",
+        4,
+    )
+    record = journal.load(game_id)
+    assert record.result is not None and record.result["score"] == "0-1"
+
+
+def test_resume_files_a_game_that_ended_during_finish(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    game = new_game("tessere")
+    begin(journal, game)
+    journal.append(result_entry(None, 2, wall=WALL, now=1.0, reason="abandoned at start"))
+    assert journal.resume() is None
+    assert [r.reason for r in journal.records()] == ["abandoned at start"]
+
+
+def test_records_leave_out_unreadable_files(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    journal = Journal(tmp_path)
+    finished_tessere(journal)
+    (journal.games / "broken.jsonl").write_text("{nope\n")
+    with caplog.at_level(logging.WARNING):
+        assert len(journal.records()) == 1
+    assert "broken.jsonl: not listed" in caplog.text
+
+
+def test_load_refuses_unknown_ids_and_paths(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    finished_tessere(journal)
+    for bad in ("nope", "../current", "/etc/passwd"):
+        with pytest.raises(JournalError, match="'tavola games' lists them"):
+            journal.load(bad)
+
+
+def test_export_is_pgn_like(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    game_id = finished_tessere(journal)
+    assert journal.export(game_id) == "\n".join(
+        [
+            '[Game "tessere"]',
+            '[Params "diagonals=all on_timeout=warn move_seconds=60"]',
+            '[Date "2024.05.01"]',
+            '[Time "14:30:12 UTC"]',
+            f'[Id "{game_id}"]',
+            '[Players "Player 1, Player 2"]',
+            '[Result "0-1"]',
+            '[Termination "line"]',
+            "",
+            "1. G@a1 YG@e5 2. GB@e1 RYGB@a5 0-1",
+            "",
+        ]
+    )
+
+
+def test_export_groups_a_turn_of_several_actions() -> None:
+    game = new_game("morris")
+    header = start_entry(game, game_id="m", wall=WALL)
+    entries = []
+    for text in ("a1", "b2", "a4", "d7", "a7", "xb2", "g7", "g1", "b2"):
+        player = game.current_player
+        game.apply(game.parse_move(text))
+        entries.append(action_entry(text, player=player, ply=0, wall=WALL, now=0.0))
+    entries.insert(-1, undo_entry("g1", player=0, wall=WALL, now=0.0))
+    entries.insert(-1, action_entry("g1", player=0, ply=0, wall=WALL, now=0.0))
+    record = Record(Path("m.jsonl"), header, tuple(entries), ())
+    text = export_text(record)
+    assert text.endswith("\n1. a1 b2 2. a4 d7 3. a7 xb2 g7 4. g1 b2 *\n")
+    assert '[Variant "' not in text and '[Result "*"]' in text
+
+
+def test_export_uses_the_games_turn_notation(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        Tessere, "turn_notation", staticmethod(lambda texts: "+".join(texts)), raising=False
+    )
+    header = start_entry(new_game("tessere"), game_id="t", wall=WALL)
+    entries = (
+        action_entry("G@a1", player=1, ply=1, wall=WALL, now=0.0),
+        action_entry("Y@a2", player=1, ply=2, wall=WALL, now=0.0),
+        action_entry("B@a3", player=0, ply=3, wall=WALL, now=0.0),
+    )
+    text = export_text(Record(Path("t.jsonl"), header, entries, ()))
+    assert text.endswith("\n1... G@a1+Y@a2 2. B@a3 *\n")  # first mover not player 0
+
+
+def test_export_wraps_long_games_without_splitting_moves() -> None:
+    header = start_entry(new_game("tessere"), game_id="w", wall=WALL)
+    entries = tuple(
+        action_entry("a1-a4", player=i % 2, ply=i, wall=WALL, now=0.0) for i in range(60)
+    )
+    body = export_text(Record(Path("w.jsonl"), header, entries, ()), width=40).split("\n\n")[1]
+    assert all(len(line) <= 40 for line in body.splitlines())
+    assert body.count("a1-a4") == 60
+
+
+# --------------------------------------------------------------------- small pieces
+def test_score_and_checkpoints() -> None:
+    assert score(Outcome(0, "line"), 2) == "1-0"
+    assert score(Outcome(1, "time"), 2) == "0-1"
+    assert score(Outcome(None, "repetition"), 2) == "1/2-1/2"
+    assert score(Outcome(1, "line", (1, 3)), 4) == "0-1-0-1"
+    assert score(None, 2) == "*"
+    assert checkpoint_due(None, 0.0)
+    assert not checkpoint_due(10.0, 14.9)
+    assert checkpoint_due(10.0, 15.0)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_game_replays_from_its_journal(tmp_path: Path, name: str) -> None:
+    try:
+        game = new_game(name)
+    except ImportError:
+        pytest.skip(f"{name} is not available")
+    rng = random.Random(7)
+    journal = Journal(tmp_path)
+    begin(journal, game)
+    for step in range(40):
+        if game.outcome() is not None:
+            break
+        if step % 7 == 6 and game.history:
+            undone = game.undo()
+            journal.append(undo_entry(undone, player=game.current_player, wall=WALL, now=0.0))
+            continue
+        player = game.current_player
+        game.apply(rng.choice(game.legal_moves()))
+        journal.append(
+            action_entry(game.history[-1], player=player, ply=len(game.history), wall=WALL, now=0)
+        )
+    record = journal.resume()
+    assert record is not None
+    assert replay(record.header, record.entries, record.lines).game.to_dict() == game.to_dict()
+    assert export_text(record).split()[-1] == "*"

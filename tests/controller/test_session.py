@@ -1,0 +1,196 @@
+"""The session: readings, commands and ticks in; journal entries, LED frames, status out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from controller.clock import Clock, ClockSpec
+from controller.feedback import CYAN, DIM_RED, GOLD, GREEN, OFF, RED, WHITE
+from controller.games import Game, new_game
+from controller.session import Effects, Session, StartupError
+from hardware.layout import Layout
+
+MORRIS = Layout.for_game("morris")
+FIVE = Layout.for_game("tessere")
+
+
+def reading(game: Game[Any], capability: str = "occupancy", **changes: str) -> dict[str, str]:
+    cells = game.view(capability)  # type: ignore[arg-type]
+    cells.update(changes)
+    return cells
+
+
+def kinds(fx: Effects) -> list[str]:
+    return [e["type"] for e in fx.journal]
+
+
+def colour(fx: Effects | Session, layout: Layout, cell: str, now: float = 0.0) -> Any:
+    frame = fx.frame if isinstance(fx, Effects) else fx.frame(now)
+    assert frame is not None
+    return frame[layout.led_of(cell)]
+
+
+def morris_session(**kw: Any) -> Session:
+    game = new_game("morris")
+    return Session(game, MORRIS, "occupancy", cells=MORRIS.cells, **kw)
+
+
+def place_all_without_mills(game: Game[Any]) -> None:
+    while len(game.history) < 18:
+        for move in game.legal_moves():
+            player = game.current_player
+            game.apply(move)
+            if game.current_player != player:
+                break
+            game.undo()
+
+
+def test_an_accepted_placement_is_journaled_and_lit_green() -> None:
+    s = morris_session()
+    fx = s.start(0.0, 1000.0)
+    assert fx.frame == (OFF,) * MORRIS.led_count and fx.status == "morris: White to move"
+    fx = s.on_snapshot(reading(s.game, d2="#"), 0.1, 1000.1)
+    assert kinds(fx) == ["action"]
+    entry = fx.journal[0]
+    assert (entry["move"], entry["player"], entry["ply"], entry["wall"]) == ("d2", 0, 1, 1000.1)
+    assert colour(fx, MORRIS, "d2") == GREEN
+    assert fx.status == "morris: Black to move" and fx.log == ("White: d2",)
+
+
+def test_a_lifted_piece_shows_its_origin_and_targets() -> None:
+    s = morris_session()
+    place_all_without_mills(s.game)
+    s.start(0.0, 0.0)
+    legal = [str(m) for m in s.game.legal_moves()]
+    origin = legal[0][:2]
+    targets = {m[3:] for m in legal if m.startswith(origin)}
+    fx = s.on_snapshot(reading(s.game, **{origin: ""}), 1.0, 1.0)
+    assert fx.journal == ()
+    assert colour(fx, MORRIS, origin) == CYAN
+    assert {c for c in MORRIS.cells if colour(fx, MORRIS, c) == WHITE} == targets
+
+
+def test_no_hints_when_switched_off() -> None:
+    s = morris_session(hints=False)
+    place_all_without_mills(s.game)
+    origin = str(s.game.legal_moves()[0])[:2]
+    fx = s.on_snapshot(reading(s.game, **{origin: ""}), 1.0, 1.0)
+    assert WHITE not in (fx.frame or ())
+
+
+def test_an_illegal_position_blinks_red_is_recorded_once_and_recovers() -> None:
+    s = morris_session()
+    s.start(0.0, 0.0)
+    s.on_snapshot(reading(s.game, d2="#"), 1.0, 1.0)  # White d2
+    bad = reading(s.game, a1="#", a4="#")  # Black places two men at once
+    fx = s.on_snapshot(bad, 2.0, 2.0)
+    assert fx.journal == () and RED not in (fx.frame or ())  # still inside the grace time
+    fx = s.tick(4.0, 4.0)  # grace (1.5 s) over; blink phase on at 4.0
+    assert kinds(fx) == ["illegal"]
+    illegal = fx.journal[0]
+    assert illegal["sensed"] == {"a1": "#", "a4": "#"} and illegal["player"] == 1
+    assert "a1 should be empty, reads #" in illegal["reason"]
+    assert colour(fx, MORRIS, "a1") == RED and colour(fx, MORRIS, "a4") == RED
+    assert "board does not match" in (fx.status or "")
+    assert colour(s, MORRIS, "a1", now=4.3) == OFF  # blinking
+    assert s.tick(5.0, 5.0).journal == ()  # recorded once
+    fx = s.on_snapshot(reading(s.game, a1="#"), 6.0, 6.0)  # one man taken away: legal
+    assert kinds(fx) == ["action"] and RED not in (fx.frame or ())
+    assert [str(m) for m in s.game.history] == ["d2", "a1"]
+
+
+def test_a_takeback_undoes_and_is_flagged_for_the_arbiter() -> None:
+    s = morris_session(policy="arbiter", hints=False)
+    s.on_snapshot(reading(s.game, d2="#"), 1.0, 1.0)
+    s.on_snapshot(reading(s.game, a1="#"), 2.0, 2.0)
+    fx = s.on_snapshot(reading(s.game, a1=""), 3.0, 3.0)
+    assert kinds(fx) == ["undo"] and fx.journal[0]["move"] == "a1"
+    assert [str(m) for m in s.game.history] == ["d2"]
+    assert fx.status == "morris: Black to move, flagged Black:1"
+
+
+def test_teaching_takebacks_are_not_flagged() -> None:
+    s = morris_session()
+    s.on_snapshot(reading(s.game, d2="#"), 1.0, 1.0)
+    fx = s.on_snapshot(reading(s.game, d2=""), 2.0, 2.0)
+    assert kinds(fx) == ["undo"] and fx.status == "morris: White to move"
+
+
+def test_a_lost_sensor_shows_dim_red_keeps_the_game_and_resyncs() -> None:
+    s = morris_session()
+    s.on_snapshot(reading(s.game, d2="#"), 1.0, 1.0)
+    fx = s.on_fault("no answer from the board for 3 s", 2.0)
+    assert fx.status == "board disconnected: no answer from the board for 3 s"
+    assert colour(fx, MORRIS, "a1") == DIM_RED and colour(fx, MORRIS, "d2") == GREEN
+    # Back, and Black moved meanwhile: the full reading is matched as usual.
+    fx = s.on_snapshot(reading(s.game, g7="#"), 3.0, 3.0)
+    assert kinds(fx) == ["action"] and fx.log[0].startswith("Board reconnected")
+    assert DIM_RED not in (fx.frame or ())
+
+
+def test_a_game_that_needs_identity_is_refused_on_an_occupancy_sensor() -> None:
+    with pytest.raises(StartupError, match="quixo needs a sensor that tells pieces apart"):
+        Session(new_game("quixo"), FIVE, "occupancy", cells=FIVE.cells)
+
+
+def test_a_layout_without_the_games_cells_is_refused() -> None:
+    with pytest.raises(StartupError, match="the layout has no cell 'a7' that morris uses"):
+        Session(new_game("morris"), FIVE, "occupancy", cells=FIVE.cells)
+
+
+def tessere_session(on_timeout: str, **kw: Any) -> Session:
+    game = new_game("tessere", on_timeout=on_timeout)
+    clock = Clock(ClockSpec("none"), 2, game_move_seconds=game.move_seconds)
+    return Session(game, FIVE, "identity", cells=FIVE.cells, clock=clock, **kw)
+
+
+def test_the_move_limit_warns_under_warn() -> None:
+    s = tessere_session("warn")
+    s.start(0.0, 0.0)
+    fx = s.tick(55.0, 55.0)
+    assert fx.log == ("Player 1: 5 s left (move).",)
+    fx = s.tick(60.5, 60.5)
+    assert "timeout" in kinds(fx) and s.game.outcome() is None
+    assert "Player 1 is out of time (warning)." in fx.log
+
+
+def test_the_move_limit_loses_under_lose() -> None:
+    s = tessere_session("lose")
+    s.start(0.0, 0.0)
+    s.on_snapshot(reading(s.game, "identity", c3="RY"), 10.0, 10.0)
+    fx = s.tick(71.0, 71.0)  # Player 2's minute ran out
+    assert kinds(fx)[-2:] == ["timeout", "result"]
+    assert fx.finished is not None and fx.finished.winner == 0
+    assert fx.status == "tessere: game over, Player 1 wins (time)"
+
+
+def test_the_timer_leds_drain() -> None:
+    s = tessere_session("warn")
+    s.start(0.0, 0.0)
+    full = s.frame(0.0)
+    later = s.frame(45.0)
+    lit = [sum(frame[i] != OFF for i in FIVE.timer_leds) for frame in (full, later)]
+    assert lit[0] == len(FIVE.timer_leds) and 0 < lit[1] < lit[0]
+
+
+def test_a_win_lights_the_winning_line_gold() -> None:
+    s = tessere_session("warn")
+    for text in ("G@a1", "YG@e5", "GB@e1"):
+        s.game.apply(s.game.parse_move(text))
+    fx = s.on_snapshot(reading(s.game, "identity", a5="RYGB"), 1.0, 1.0)
+    assert kinds(fx) == ["action", "result"] and fx.finished is not None
+    assert all(colour(fx, FIVE, c) == GOLD for c in ("a1", "e1", "a5", "e5"))
+
+
+def test_commands_undo_resign_and_typed_moves() -> None:
+    s = morris_session()
+    assert s.command("nonsense", 0.0, 0.0).log[0].startswith("Not understood")
+    fx = s.command("d2", 1.0, 1.0)  # a typed move; the board must follow
+    assert kinds(fx) == ["action"]
+    assert s.command("d2", 1.5, 1.5).log[0].startswith("Illegal: d2")
+    fx = s.command("undo", 2.0, 2.0)
+    assert kinds(fx) == ["undo"] and s.game.history == ()
+    fx = s.command("resign", 3.0, 3.0)
+    assert kinds(fx) == ["result"] and fx.finished is not None and fx.finished.winner == 1
