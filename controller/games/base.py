@@ -369,6 +369,19 @@ class Game(ABC, Generic[M]):
         """What only ``player`` may see (a hand of cards); '' for open games."""
         return ""
 
+    def view_for(self, player: int) -> dict[str, Any]:
+        """Everything ``player`` may see, as data (a game with hidden information adds the
+        player's own hand and the public cards)."""
+        if not 0 <= player < self.num_players:
+            raise ValueError(f"player must be 0..{self.num_players - 1}, got {player}")
+        result = self.outcome()
+        return {
+            "board": self.view("identity"),
+            "player": player,
+            "to_move": self.current_player,
+            "outcome": result.to_dict() if result else None,
+        }
+
     def __str__(self) -> str:
         return self._board_str()
 

@@ -57,6 +57,9 @@ def _check_position(game: Game[Any], rng: random.Random) -> None:
     assert set(ident) == set(occ)
     assert all(isinstance(t, str) for t in ident.values())
     assert occ == {c: (OCCUPIED if t else EMPTY) for c, t in ident.items()}
+    for player in range(game.num_players):
+        seen = game.view_for(player)
+        assert seen["board"] == ident and seen["player"] == player
     # apply + undo restores everything; copy() is independent.
     before = game.to_dict()
     json.dumps(before)  # JSON-safe
@@ -78,7 +81,9 @@ def _check_position(game: Game[Any], rng: random.Random) -> None:
 def test_random_games_keep_the_contract(name: str, params: dict[str, Any]) -> None:
     for seed in range(GAMES_PER_CASE):
         rng = random.Random(f"{name}{params}{seed}")
-        game = new_game(name, **params)
+        table = GAMES[name].param_table()
+        dealt = {"seed": seed} if "seed" in table and "seed" not in params else {}
+        game = new_game(name, **params, **dealt)  # a dealt game is reproducible by seed
         ended = False
         for ply in range(MAX_PLIES):
             _check_position(game, rng)
