@@ -61,6 +61,50 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    import os
+
+    from controller import daemon
+    from controller.config import load_config
+
+    overrides = {"game": args.game, "variant": args.variant, "sensor": args.sensor,
+                 "leds": args.leds, "journal.directory": args.journal}
+    config = load_config(args.config, os.environ, overrides)
+    interactive = sys.stdin.isatty() if args.console == "auto" else args.console == "on"
+    extra = {"script": args.script} if args.script else {}
+    return daemon.main(
+        config,
+        console=sys.stdin if interactive else None,
+        out=sys.stdout if interactive and sys.stdout.isatty() else None,
+        sensor_options=extra,
+    )
+
+
+def _journal(args: argparse.Namespace) -> Any:
+    import os
+
+    from controller.config import load_config
+    from controller.journal import Journal
+
+    overrides = {"journal.directory": args.journal}
+    return Journal(load_config(args.config, os.environ, overrides).journal.directory)
+
+
+def _cmd_games(args: argparse.Namespace) -> int:
+    records = _journal(args).records()
+    if not records:
+        print("No finished games yet.")
+    for r in records:
+        variant = f" ({r.variant})" if r.variant else ""
+        print(f"{r.id}  {r.date}  {r.game}{variant}  {r.score} {r.reason}  {r.actions} actions")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    print(_journal(args).export(args.id), end="")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tavola", description="An electronic referee for wooden board games."
@@ -75,6 +119,28 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a game parameter (repeatable), e.g. -p flying=false")
     p.add_argument("--load", metavar="FILE", help="resume a game saved with 'save FILE'")
     p.set_defaults(func=_cmd_play)
+
+    p = sub.add_parser("run", help="run the board daemon (the simulator unless configured)")
+    p.add_argument("--config", type=Path, help="a TOML config (default: $TAVOLA_CONFIG)")
+    p.add_argument("--game", help="override [game] name")
+    p.add_argument("--variant", help="override [game] variant")
+    p.add_argument("--sensor", help="override [sensor] backend: sim, reed, serial, camera")
+    p.add_argument("--leds", help="override [leds] backend: sim, neopixel, none")
+    p.add_argument("--journal", help="override [journal] directory")
+    p.add_argument("--script", help="simulator: a file of sensor events to play")
+    p.add_argument("--console", choices=("auto", "on", "off"), default="auto",
+                   help="read commands and simulated sensor events from the terminal")
+    p.set_defaults(func=_cmd_run)
+
+    for name, helptext, func in (("games", "list the finished games", _cmd_games),
+                                 ("export", "print a finished game in its notation",
+                                  _cmd_export)):
+        p = sub.add_parser(name, help=helptext)
+        if name == "export":
+            p.add_argument("id", help="a game id from 'tavola games'")
+        p.add_argument("--config", type=Path, help="a TOML config (default: $TAVOLA_CONFIG)")
+        p.add_argument("--journal", help="the journal directory")
+        p.set_defaults(func=func)
 
     p = sub.add_parser("rules", help="list the games, their parameters and variants")
     p.add_argument("game", nargs="?")

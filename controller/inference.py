@@ -4,12 +4,14 @@ For the position in play, :class:`Expectations` lists what the board should read
 every legal action (as a *change* from the current position: cell -> new reading). A
 settled reading is then classified by :class:`Inference`:
 
-- **Accepted**: it equals the change of exactly one legal action. If that action could still
-  go on (the moved piece has other legal targets: a king sliding across the board, a piece
-  dragged over a neighbouring cell), the reading must first stay unchanged for ``settle``
-  seconds.
-- **Ambiguous**: several legal actions produce that reading (the LEDs show the candidates and
-  the player resolves it, by the console or by moving on).
+- **Accepted**: it equals the change of exactly one legal action. If the reading could
+  still be on its way to another action (the moved piece has other legal targets: a king
+  sliding across the board, a piece dragged over a neighbouring cell; or another action
+  changes these cells and more: half a Quixo push), it must first stay unchanged for
+  ``settle`` seconds.
+- **Ambiguous**: several legal actions produce that reading and leave different positions
+  (the LEDs show the candidates and the player resolves it at the console). Actions that
+  leave the very same position (a blank Quixo cube pushed along blanks) count as one.
 - **Pending**: a known intermediate: every changed cell agrees with some legal action's
   change (a piece lifted, a captured piece removed first). ``targets`` are where the lifted
   pieces may go. No change at all is Pending too, with nothing lifted.
@@ -24,6 +26,7 @@ change is an action that may follow them. Time is passed in; nothing here reads 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,14 +128,33 @@ class Expectations:
                     add((move, nxt), game.view(capability))
                     game.undo()
             game.undo()
+        for change, seqs in by_change.items():
+            if len(seqs) > 1:
+                by_change[change] = _distinct_outcomes(game, seqs)
         earlier: list[dict[str, str]] = []
-        undone: list[Any] = []
+        probe = game.copy()  # undoing the live game would also lift an adjudication
         for _ in range(min(MAX_TAKEBACK, len(game.history))):
-            undone.append(game.undo())
-            earlier.append(game.view(capability))
-        for move in reversed(undone):
-            game._push(move)
+            probe.undo()
+            earlier.append(probe.view(capability))
         return cls(current, by_change, vacates, earlier)
+
+
+def _distinct_outcomes(game: Game[Any], seqs: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """One action sequence per distinct resulting position.
+
+    Different actions can leave the very same position: pushing a blank Quixo cube along a
+    line of blanks looks, and is, the same whichever blank was taken. The board cannot tell
+    them apart and the game does not need to: the first is taken.
+    """
+    seen: dict[str, tuple[Any, ...]] = {}
+    for seq in seqs:
+        for move in seq:
+            game._push(move)
+        key = json.dumps(game.to_dict()["state"], sort_keys=True, default=str)
+        for _ in seq:
+            game.undo()
+        seen.setdefault(key, seq)
+    return list(seen.values())
 
 
 class Inference:
@@ -193,7 +215,7 @@ class Inference:
         matches = self._matching(expect, change, uncertain)
         if len(matches) == 1:
             seq = matches[0]
-            if self._could_go_on(expect, seq) and now - self._since < self.settle:
+            if self._could_go_on(expect, seq, change) and now - self._since < self.settle:
                 return self._intermediate(expect, change, changed) or Pending(changed=changed)
             return Accepted(seq, changed)
         if len(matches) > 1:
@@ -227,14 +249,19 @@ class Inference:
         return found
 
     @staticmethod
-    def _could_go_on(expect: Expectations, seq: tuple[Any, ...]) -> bool:
-        """Whether the moved piece has another legal destination (it may still be moving)."""
+    def _could_go_on(expect: Expectations, seq: tuple[Any, ...], change: Change) -> bool:
+        """Whether the reading may be a step on the way to another legal action.
+
+        Either the moved piece has another legal destination (a king sliding on, a man
+        dragged over a square), or another action changes these cells and more (half of a
+        Quixo push read before the rest of the row has settled).
+        """
         vacated = expect.vacates.get(seq, frozenset())
-        if not vacated:
-            return False
-        return any(
+        if vacated and any(
             other != seq and expect.vacates[other] == vacated for other in expect.vacates
-        )
+        ):
+            return True
+        return any(change < other for other in expect.by_change)
 
     @staticmethod
     def _intermediate(expect: Expectations, change: Change, changed: frozenset[str]) -> (

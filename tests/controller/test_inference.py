@@ -154,3 +154,30 @@ def test_uncertain_cells_prefer_the_legal_reading() -> None:
 def test_change_between() -> None:
     assert change_between({"a": "", "b": "#"}, {"a": "#", "b": "#"}) == {("a", "#")}
     assert change_between({"a": "W"}, {}) == {("a", "")}
+
+
+def test_looking_back_for_takebacks_keeps_an_adjudicated_result(inf: Inference) -> None:
+    g = play(new_game("morris"), "d2", "a1")
+    g.time_out(0)
+    inf.update(g, board(g), 0.0)
+    assert g.outcome() is not None and g.outcome().reason == "time"  # type: ignore[union-attr]
+
+
+def test_half_of_a_quixo_push_waits_for_the_rest() -> None:
+    inf = Inference("identity", settle=0.25)
+    g = play(new_game("quixo"), "d5>d1", "a3>a1")
+    cells = g.view("identity")
+    # Push d1 in at a1 along rank 1: b1, c1, d1 change. The camera first sees b1 alone,
+    # which is exactly what b1>a1 would give.
+    whole = g.copy()
+    whole.apply(whole.parse_move("d1>a1"))
+    final = whole.view("identity")
+    changed = sorted(c for c in cells if cells[c] != final[c])
+    assert len(changed) >= 2
+    first = dict(cells, **{changed[0]: final[changed[0]]})
+    assert isinstance(inf.update(g, first, 0.0), Pending)
+    # The whole push: it could still be part of an even longer one (e1>a1), so it too
+    # must stay for the settle time.
+    assert isinstance(inf.update(g, final, 0.05), Pending)
+    result = inf.update(g, None, 0.35)
+    assert isinstance(result, Accepted) and str(result.moves[0]) == "d1>a1"
