@@ -12,11 +12,11 @@ $(BIN)/python:
 
 # Reinstall when the project's metadata changes.
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,pi,vision]'
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/tavola play morris
+	$(BIN)/tavola run $(RUN_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check controller hardware vision tests bench
