@@ -26,32 +26,10 @@ Quad = tuple[Point, Point, Point, Point]
 MARKER_SIDE = 0.8
 QUIET = 0.25
 MARKER_IDS = (0, 1, 2, 3)
-MORRIS_POINTS = [
-    "a1",
-    "a4",
-    "a7",
-    "b2",
-    "b4",
-    "b6",
-    "c3",
-    "c4",
-    "c5",
-    "d1",
-    "d2",
-    "d3",
-    "d5",
-    "d6",
-    "d7",
-    "e3",
-    "e4",
-    "e5",
-    "f2",
-    "f4",
-    "f6",
-    "g1",
-    "g4",
-    "g7",
-]
+MORRIS_POINTS: tuple[str, ...] = (
+    "a1", "a4", "a7", "b2", "b4", "b6", "c3", "c4", "c5", "d1", "d2", "d3",
+    "d5", "d6", "d7", "e3", "e4", "e5", "f2", "f4", "f6", "g1", "g4", "g7",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
