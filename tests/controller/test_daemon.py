@@ -1,0 +1,187 @@
+"""The daemon as a process: sd_notify, SIGTERM, SIGKILL and resuming, start-up errors.
+
+These run `tavola run` for real (on the simulator, real time), so each takes a second or two.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller import journal as J
+from controller.config import load_config
+from controller.daemon import Daemon
+from controller.feedback import GREEN, OFF
+from controller.journal import Journal
+
+TAVOLA = [sys.executable, "-m", "controller.cli"]
+
+
+@pytest.fixture
+def notify(tmp_path: Path) -> Iterator[tuple[socket.socket, str]]:
+    path = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(10)
+    yield sock, path
+    sock.close()
+
+
+def start(tmp_path: Path, script: str, *args: str, env: dict[str, str] | None = None,
+          ) -> subprocess.Popen[str]:
+    (tmp_path / "moves.txt").write_text(script)
+    return subprocess.Popen(
+        [*TAVOLA, "run", "--journal", str(tmp_path / "state"), "--leds", "none",
+         "--console", "off", "--script", str(tmp_path / "moves.txt"), *args],
+        env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def current(tmp_path: Path) -> list[dict[str, Any]]:
+    path = tmp_path / "state" / "current.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.endswith("}")]
+
+
+def wait_for(predicate: Any, seconds: float = 10.0) -> None:
+    end = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > end:
+            raise AssertionError("timed out")
+        time.sleep(0.02)
+
+
+def messages(sock: socket.socket, until: bytes) -> list[bytes]:
+    got = []
+    while True:
+        data = sock.recv(4096)
+        got.append(data)
+        if data.startswith(until):
+            return got
+
+
+def test_ready_status_and_a_clean_stop_on_sigterm(
+    tmp_path: Path, notify: tuple[socket.socket, str]
+) -> None:
+    sock, path = notify
+    proc = start(tmp_path, "d2\nwait 0.3\na1\nwait 30\n", env={"NOTIFY_SOCKET": path,
+                                                      "WATCHDOG_USEC": "2000000"})
+    try:
+        ready = messages(sock, b"READY=1")
+        assert ready[-1] == b"READY=1\nSTATUS=morris: White to move"
+        wait_for(lambda: len([e for e in current(tmp_path) if e["type"] == "action"]) == 2)
+        assert b"WATCHDOG=1" in messages(sock, b"WATCHDOG=1")  # the loop is alive
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == 0
+        assert b"STOPPING=1" in messages(sock, b"STOPPING=1")
+    finally:
+        proc.kill()
+    kinds = [e["type"] for e in current(tmp_path)]
+    assert kinds[:3] == ["start", "action", "action"]
+
+
+def test_sigkill_mid_game_then_restart_resumes_position_clocks_and_history(
+    tmp_path: Path, notify: tuple[socket.socket, str]
+) -> None:
+    sock, path = notify
+    env = {"NOTIFY_SOCKET": path, "TAVOLA_CLOCK_MODE": "fischer", "TAVOLA_CLOCK_MINUTES": "5",
+           "TAVOLA_CLOCK_INCREMENT": "3"}
+    proc = start(tmp_path, "d2\nwait 0.3\na1\nwait 0.3\nd6\nwait 30\n", env=env)
+    try:
+        messages(sock, b"READY=1")
+        wait_for(lambda: len([e for e in current(tmp_path) if e["type"] == "action"]) == 3)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        proc.kill()
+    before = current(tmp_path)
+    record = Journal(tmp_path / "state").resume()
+    assert record is not None
+    replayed = J.replay(record.header, record.entries)
+    assert [str(m) for m in replayed.game.history] == ["d2", "a1", "d6"]
+    left_before = replayed.clock["left"] if replayed.clock else None
+    assert left_before is not None and 290 < left_before[1] <= 300 + 3  # one increment
+
+    time.sleep(2.0)  # the daemon is down for two seconds: nobody's clock may run
+
+    # Restart: Black's reply is played on the board that was left as it was.
+    proc = start(tmp_path, "wait 0.5\ng7\nwait 30\n", env=env)
+    try:
+        ready = messages(sock, b"READY=1")
+        assert ready[-1] == b"READY=1\nSTATUS=morris: Black to move"
+        wait_for(lambda: len([e for e in current(tmp_path) if e["type"] == "action"]) == 4)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == 0
+    finally:
+        proc.kill()
+    after = current(tmp_path)
+    assert after[: len(before)] == before  # nothing lost or rewritten
+    moves = [e["move"] for e in after if e["type"] == "action"]
+    assert moves == ["d2", "a1", "d6", "g7"]
+    # Black's clock was paused while the daemon was down: it lost only the time it ran
+    # (about 0.3 s before the kill and 0.6 s after the restart), not the 2 s downtime.
+    black_move = [e for e in after if e["type"] == "action"][-1]
+    spent = left_before[1] + 3 - black_move["clock"]["left"][1]  # 3: Fischer increment
+    assert 0.5 < spent < 1.8
+
+
+def test_a_game_the_sensor_cannot_follow_stops_start_up_with_the_fix(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*TAVOLA, "run", "--game", "quixo", "--journal", str(tmp_path), "--console", "off"],
+        env={**os.environ, "TAVOLA_SENSOR_OPTIONS_CAPABILITY": "occupancy"},
+        capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert "quixo needs a sensor that tells pieces apart" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_bad_config_names_the_key(tmp_path: Path) -> None:
+    config = tmp_path / "tavola.toml"
+    config.write_text('[inference]\nsettle = "soon"\n')
+    done = subprocess.run([*TAVOLA, "run", "--config", str(config), "--console", "off"],
+                          capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and "inference.settle" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_in_process_console_commands_frames_and_shutdown(tmp_path: Path) -> None:
+    config = load_config(None, {}, {"journal.directory": str(tmp_path), "leds": "sim"})
+    daemon = Daemon(config, env={})
+
+    async def scenario() -> int:
+        task = asyncio.create_task(daemon.run())
+        while not daemon.ready:
+            await asyncio.sleep(0.01)
+        daemon.console_line("d2")  # a sensor event typed at the console (the simulator)
+        while not daemon.session.game.history:
+            await asyncio.sleep(0.01)
+        daemon.console_line("undo")  # a session command: the board must follow
+        daemon.console_line("lift d2")
+        while daemon.session.game.history or daemon.session.result.changed:  # type: ignore[union-attr]
+            await asyncio.sleep(0.01)
+        daemon.console_line("quit")
+        return await task
+
+    assert asyncio.run(scenario()) == 0
+    frames = [f.frame for f in daemon.leds.frames]  # type: ignore[attr-defined]
+    d2 = daemon.layout.led_of("d2")
+    assert any(f[d2] == GREEN for f in frames)  # the accepted move was lit
+    assert frames[-1] == (OFF,) * daemon.leds.count  # cleared on the way out
+    entries = Journal(tmp_path).resume()
+    assert entries is not None
+    assert [e["type"] for e in entries.entries if e["type"] != "clock"] == ["action", "undo"]
