@@ -80,6 +80,24 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
 
 
+def _cmd_selftest(args: argparse.Namespace) -> int:
+    import os
+
+    from controller.config import load_config
+    from controller.selftest import run_selftest
+
+    overrides = {"game": args.game, "sensor": args.sensor, "leds": args.leds}
+    config = load_config(args.config, os.environ, overrides)
+    return run_selftest(
+        config,
+        console=sys.stdin if config.sensor.backend == "sim" and sys.stdin.isatty() else None,
+        step=args.step,
+        listen=args.listen,
+        leds_phase=not args.sensor_only,
+        sensor_phase=not args.leds_only,
+    )
+
+
 def _journal(args: argparse.Namespace) -> Any:
     import os
 
@@ -131,6 +149,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--console", choices=("auto", "on", "off"), default="auto",
                    help="read commands and simulated sensor events from the terminal")
     p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("selftest", help="light every LED in turn, then name each sensor "
+                       "as it changes: finds a swapped wire in a minute")
+    p.add_argument("--config", type=Path, help="a TOML config (default: $TAVOLA_CONFIG)")
+    p.add_argument("--game", help="the board to test, by game (its default layout)")
+    p.add_argument("--sensor", help="override [sensor] backend")
+    p.add_argument("--leds", help="override [leds] backend")
+    p.add_argument("--step", type=float, default=0.3, help="seconds each LED stays lit")
+    p.add_argument("--listen", type=float, default=60.0,
+                   help="seconds to listen to the sensors")
+    only = p.add_mutually_exclusive_group()
+    only.add_argument("--leds-only", action="store_true", help="only the LED phase")
+    only.add_argument("--sensor-only", action="store_true", help="only the sensor phase")
+    p.set_defaults(func=_cmd_selftest)
 
     for name, helptext, func in (("games", "list the finished games", _cmd_games),
                                  ("export", "print a finished game in its notation",
