@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from controller.games import Capability, Game
@@ -102,6 +103,11 @@ class Expectations:
     vacates: dict[tuple[Any, ...], frozenset[str]]
     earlier: list[dict[str, str]] = field(default_factory=list)  # 1, 2, ... actions back
 
+    @cached_property
+    def touched(self) -> frozenset[str]:
+        """Every cell some legal action changes."""
+        return frozenset(c for change in self.by_change for c, _ in change)
+
     @classmethod
     def of(cls, game: Game[Any], capability: Capability) -> Expectations:
         current = game.view(capability)
@@ -160,8 +166,16 @@ def _distinct_outcomes(game: Game[Any], seqs: list[tuple[Any, ...]]) -> list[tup
 class Inference:
     """Classifies settled readings for one game; keeps the timers for settle and grace."""
 
-    def __init__(self, capability: Capability, *, settle: float = 0.25, grace: float = 1.5):
+    def __init__(
+        self,
+        capability: Capability,
+        *,
+        settle: float = 0.25,
+        grace: float = 1.5,
+        ignore: frozenset[str] = frozenset(),
+    ) -> None:
         self.capability = capability
+        self.ignore = ignore  # sensed names that are not board cells (tray slots)
         self.settle = settle
         self.grace = grace
         self._expect: Expectations | None = None
@@ -204,7 +218,12 @@ class Inference:
         self, game: Game[Any], reading: dict[str, str], uncertain: frozenset[str], now: float
     ) -> Result:
         expect = self.expectations(game)
-        sensed = {c: v for c, v in reading.items() if c in expect.current}
+        # The game's cells, any cell a legal action would fill (Quinque's cluster grows),
+        # and any piece seen elsewhere; not the layout's extra sensors (a reserve tray).
+        sensed = {
+            c: v for c, v in reading.items()
+            if c not in self.ignore and (v or c in expect.current or c in expect.touched)
+        }
         for cell in expect.current:
             sensed.setdefault(cell, "")
         change = change_between(expect.current, sensed)
@@ -213,6 +232,9 @@ class Inference:
             return Pending()
 
         matches = self._matching(expect, change, uncertain)
+        if len(matches) > 1:  # the fewest actions explain it best: a move, not a silent
+            shortest = min(len(seq) for seq in matches)  # action and then the reply
+            matches = [seq for seq in matches if len(seq) == shortest]
         if len(matches) == 1:
             seq = matches[0]
             if self._could_go_on(expect, seq, change) and now - self._since < self.settle:

@@ -114,7 +114,8 @@ class Session:
         self.policy = policy
         self.hints = hints
         self.clock = clock
-        self.inference = Inference(capability, settle=settle, grace=grace)
+        trays = frozenset(getattr(layout, "sensed", ())) - set(self.cells)
+        self.inference = Inference(capability, settle=settle, grace=grace, ignore=trays)
         self.result: Result = Pending()
         self.last_move: frozenset[str] = frozenset()
         self.disconnected: str | None = None

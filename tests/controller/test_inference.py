@@ -181,3 +181,44 @@ def test_half_of_a_quixo_push_waits_for_the_rest() -> None:
     assert isinstance(inf.update(g, final, 0.05), Pending)
     result = inf.update(g, None, 0.35)
     assert isinstance(result, Accepted) and str(result.moves[0]) == "d1>a1"
+
+
+def test_a_direct_move_is_preferred_to_a_silent_action_and_a_reply() -> None:
+    # In quixo, pushing an O along Os changes nothing visible: the mover may have done
+    # that and the opponent then moved. A reading that one direct push explains is that
+    # push. Find such a position by random play.
+    import random
+
+    rng = random.Random(3)
+    for _ in range(200):
+        g = new_game("quixo")
+        for _ in range(rng.randrange(4, 30)):
+            g.apply(rng.choice(g.legal_moves()))
+            if g.outcome() is not None:
+                break
+        if g.outcome() is not None:
+            continue
+        expect = Inference("identity").expectations(g)
+        for change, seqs in expect.by_change.items():
+            if {len(seq) for seq in seqs} == {1, 2}:
+                inf = Inference("identity", settle=0.0)
+                cells = dict(g.view("identity"), **dict(change))
+                inf.update(g, cells, 0.0)
+                result = inf.update(g, None, 1.0)
+                assert isinstance(result, Accepted) and len(result.moves) == 1
+                return
+    raise AssertionError("no position with a silent-action ambiguity found")
+
+
+def test_a_growing_board_is_read_beyond_the_current_cells() -> None:
+    g = new_game("quinque")
+    while not any(str(m).startswith("t ") for m in g.legal_moves()):
+        g.apply(g.legal_moves()[0])  # the opening mark
+    inf = Inference("identity", settle=0.0)
+    move = next(m for m in g.legal_moves() if str(m).startswith("t "))
+    probe = g.copy()
+    probe.apply(move)
+    assert set(probe.view()) - set(g.view())  # the new tile's skydivers
+    inf.update(g, probe.view(), 0.0)
+    result = inf.update(g, None, 1.0)
+    assert isinstance(result, Accepted)
