@@ -129,6 +129,9 @@ class Daemon:
             options.setdefault("capability", game.needs)
             options.setdefault("clock", self.clock)
             options.setdefault("start", game.view("identity"))
+        elif cfg.sensor.backend == "camera":  # it must know which pieces to look for
+            options.setdefault("game", game.name)
+            options.setdefault("players", game.num_players)
         options.update(self.extra_sensor_options)
         self.sensor = load_sensor(cfg.sensor.backend)(self.layout, **options)
         self.leds = load_leds(cfg.leds.backend)(

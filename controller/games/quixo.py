@@ -332,6 +332,17 @@ class Quixo(Game[QuixoMove]):
     def _current_player(self) -> int:
         return self.player
 
+    def winning_cells(self) -> tuple[str, ...]:
+        """The cells of every full line of the winning team's mark, once won by a line."""
+        result = self.result
+        if result is None or result.winner is None:
+            return ()
+        mark = self._marks[result.winner]
+        board, geo = self.board, self._geo
+        cells = {geo.cells[i] for line in geo.lines if all(board[i] == mark for i in line)
+                 for i in line}
+        return tuple(sorted(cells))
+
     def _outcome(self) -> Outcome | None:
         return self.result
 

@@ -507,6 +507,18 @@ class SequenceKids(Game[SequenceMove]):
                 self._result = Outcome(None, "blocked")
             self._end_turn()
 
+    def winning_cells(self) -> tuple[str, ...]:
+        """The cells of every full line of the winner's colour (corners included)."""
+        result = self._result
+        if result is None or result.winner is None:
+            return ()
+        colour = self._colour[result.winner]
+        board = self._board
+        cells = {CELLS[j] for window in WINDOWS
+                 if all(board[j] in (colour, _FREE) for j in window)
+                 and any(board[j] == colour for j in window) for j in window}
+        return tuple(sorted(cells))
+
     def _wins(self, i: int, colour: str) -> bool:
         board = self._board
         for window in _WINDOWS_AT[i]:

@@ -119,3 +119,23 @@ def test_registry_rejects_unknown_parameters(name: str, params: dict[str, Any]) 
 def test_unknown_game_names_the_known_ones() -> None:
     with pytest.raises(ValueError, match="unknown game 'chess'; known games: draughts, morris"):
         new_game("chess")
+
+
+@pytest.mark.parametrize(("name", "params"), _cases())
+def test_winning_cells_are_cells_of_the_board_and_only_after_a_win(
+    name: str, params: dict[str, Any]
+) -> None:
+    rng = random.Random(f"win{name}{params}")
+    for _ in range(GAMES_PER_CASE):
+        game = new_game(name, **params)
+        for _ in range(MAX_PLIES):
+            assert game.winning_cells() == () or game.outcome() is not None
+            moves = game.legal_moves()
+            if not moves:
+                break
+            game.apply(rng.choice(moves))
+        cells = set(game.winning_cells())
+        assert cells <= set(game.view())
+        outcome = game.outcome()
+        if cells:
+            assert outcome is not None and outcome.winner is not None
