@@ -159,7 +159,8 @@ class Daemon:
                     loop.add_signal_handler(sig, self.stopping.set)
             self._apply(self.session.start(self.clock(), self.wall()))
             if self.console is not None:
-                self._say(CONSOLE_HELP)
+                self._say("Type sensor events (d2, lift d2, place d4, d2-d4) or commands; "
+                          "help lists them.")
                 loop.add_reader(self.console.fileno(), self._read_console)
             tasks = [asyncio.create_task(self._sense()), asyncio.create_task(self._tick())]
             await self.stopping.wait()
