@@ -104,8 +104,7 @@ def main() -> None:
     parser.add_argument("games", nargs="*", help="only these games (default: all)")
     args = parser.parse_args()
     print(f"median of {RUNS} runs of {SECONDS:.0f} s; Python {sys.version.split()[0]}")
-    print(f"{'game':<16}{'params':<26}{'actions/s':>11}{'turns/s':>10}"
-          f"{'perft d':>9}{'leaves/s':>11}")
+    print(f"{'game':<15}{'actions/s':>11}{'turns/s':>10}{'perft d':>9}{'leaves/s':>11}  params")
     russian_turns = None
     for name, params in settings():
         if args.games and name not in args.games:
@@ -113,7 +112,7 @@ def main() -> None:
         actions, turns = median_of(lambda seed, n=name, p=params: playout_rate(n, p, seed))
         depth, leaves = perft_rate(name, params)
         label = ",".join(f"{k}={v}" for k, v in params.items()) or "-"
-        print(f"{name:<16}{label:<26}{actions:>11,.0f}{turns:>10,.0f}{depth:>9}{leaves:>11,.0f}")
+        print(f"{name:<15}{actions:>11,.0f}{turns:>10,.0f}{depth:>9}{leaves:>11,.0f}  {label}")
         if name == "draughts" and params.get("variant") == "russian":
             russian_turns = turns
     if russian_turns is not None:
