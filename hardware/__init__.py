@@ -60,6 +60,7 @@ SENSORS: Mapping[str, Backend] = {
 LEDS: Mapping[str, Backend] = {
     "sim": Backend("hardware.sim:SimLeds"),
     "neopixel": Backend("hardware.neopixel:NeoPixelStrip", ("neopixel", "board"), _PI),
+    "serial": Backend("hardware.serial_board:SerialLeds", ("serial",), _PI),
     "none": Backend("hardware.sim:NoLeds"),
 }
 
@@ -84,7 +85,7 @@ def load_sensor(name: str) -> Callable[..., SensorBackend]:
 
 
 def load_leds(name: str) -> Callable[..., LedBackend]:
-    """The LED backend class called ``name`` (``sim``, ``neopixel``, ``none``)."""
+    """The LED backend class called ``name`` (``sim``, ``neopixel``, ``serial``, ``none``)."""
     cls: Callable[..., LedBackend] = _load("LED", LEDS, name)
     return cls
 
