@@ -32,7 +32,7 @@ test: lint typecheck pytest
 bench: $(STAMP)
 	$(BIN)/python bench/engines.py
 	$(BIN)/python bench/latency.py
-	$(BIN)/python bench/sensing.py
+	$(BIN)/python -m bench.sensing
 
 PICO ?= auto
 FIRMWARE_FILES := firmware/main.py firmware/config.py firmware/board.py firmware/matrix.py \

@@ -1,0 +1,27 @@
+"""Sensing speed: the reed matrix on mock pins and the Pico over a pseudo-terminal.
+
+Run: ``.venv/bin/python -m bench.sensing``. Prints the reed-matrix scan rate, and from a
+change (a switch on the simulated matrix, a line from the board on the pty, a switch under
+the firmware running in the MicroPython unix port) to the settled snapshot reaching the
+session, p50 / p99. The halves are ``bench/sensing_reed.py`` and ``bench/sensing_serial.py``.
+"""
+
+from __future__ import annotations
+
+from bench import sensing_reed, sensing_serial
+
+
+def main() -> None:
+    reed = sensing_reed.measure()
+    rows = reed.rows()
+    width = max(len(label) for label, _ in rows)
+    print("reed matrix (gpiozero MockFactory, simulated diode matrix)")
+    for label, value in rows:
+        print(f"  {label:<{width}}  {value}")
+    print("serial board: change -> settled snapshot at the session")
+    for latency in sensing_serial.measure():
+        print(latency.line())
+
+
+if __name__ == "__main__":
+    main()
