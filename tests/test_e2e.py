@@ -267,3 +267,26 @@ def test_knocks_and_noise_change_nothing_that_is_put_right(tmp_path: Path) -> No
     board.act("noise 6")  # glitches shorter than the debounce
     board.act("knock d2", "place d2 #", then=0.3)  # knocked off and put straight back
     assert board.played() == ["d2"] and "illegal" not in board.kinds()
+
+
+@pytest.mark.parametrize("stem", ["quinque-tile-move-win", "quinque-seeded-line"])
+def test_quinque_through_the_session_from_camera_readings(stem: str) -> None:
+    # Quinque has no board for the simulator's cells (tiles on an open table): its readings
+    # are what the camera reports, the cluster's skydivers, handed to the session.
+    header, moves = transcript(stem)
+    params = json.loads(header.get("params", "{}"))
+    game = new_game("quinque", **params)
+    layout = Layout.for_game("quinque")
+    session = Session(game, layout, "identity", cells=layout.cells, settle=0.25)
+    reference = new_game("quinque", **params)
+    now = 0.0
+    for text in moves:
+        reference.apply(reference.parse_move(text))
+        now += 2.0
+        if reference.view() == game.view():  # a pass: said, not seen
+            continue
+        session.on_snapshot(reference.view(), now, now)
+        session.tick(now + 0.5, now + 0.5)
+        assert game.view() == reference.view(), f"after {text!r}: {session.result}"
+    assert game.outcome() is not None and reference.outcome() is not None
+    assert game.outcome().reason == reference.outcome().reason  # type: ignore[union-attr]
