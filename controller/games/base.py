@@ -361,6 +361,11 @@ class Game(ABC, Generic[M]):
         self._adjudicated = None
         self._record_key()
 
+    @classmethod
+    def turn_notation(cls, texts: list[str]) -> str:
+        """One whole turn, written from its actions' notation, for game records."""
+        return " ".join(texts)
+
     def winning_cells(self) -> tuple[str, ...]:
         """The cells of the line that won (for the gold LEDs); () when none or no line."""
         return ()

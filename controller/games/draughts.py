@@ -321,6 +321,21 @@ class Draughts(Game[DraughtsMove]):
     )
 
     # ------------------------------------------------------------------ setup
+    @classmethod
+    def turn_notation(cls, texts: list[str]) -> str:
+        """A whole turn for records: the jumps of a chain joined (``c3xe5xg7``), a ``stop``
+        left out, a huff before the move (``huff d4 c3-d4``)."""
+        out: list[str] = []
+        for text in texts:
+            if text.startswith("stop"):
+                continue
+            if out and "x" in text and "x" in out[-1] and not out[-1].startswith("huff") \
+                    and out[-1].rsplit("x", 1)[1] == text.split("x", 1)[0]:
+                out[-1] += text[text.index("x"):]
+            else:
+                out.append(text)
+        return " ".join(out)
+
     def _setup(self) -> None:
         o = self.options
         if o["majority"] and o["capture"] != "compulsory":

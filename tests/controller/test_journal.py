@@ -448,3 +448,30 @@ def test_every_game_replays_from_its_journal(tmp_path: Path, name: str) -> None:
     assert record is not None
     assert replay(record.header, record.entries, record.lines).game.to_dict() == game.to_dict()
     assert export_text(record).split()[-1] == "*"
+
+
+def test_export_writes_a_draughts_chain_as_one_turn(tmp_path: Path) -> None:
+    from controller.games import new_game
+
+    game = new_game("draughts", variant="russian")
+    journal = Journal(tmp_path)
+    journal.append(start_entry(game, game_id="chain", wall=0.0))
+    # A seeded random game, journaled action by action, until it has had a chain.
+    import random
+
+    rng = random.Random(7)
+    chained = False
+    while game.outcome() is None and len(game.history) < 200:
+        move = rng.choice(game.legal_moves())
+        player = game.current_player
+        game.apply(move)
+        journal.append(action_entry(move, player=player, ply=len(game.history), wall=0.0,
+                                    now=0.0))
+        texts = [str(m) for m in game.history[-2:]]
+        if len(texts) == 2 and "x" in texts[0] and "x" in texts[1] and \
+                texts[0].split("x")[-1] == texts[1].split("x")[0]:
+            chained = True
+    assert chained, "the seeded game has a chain"
+    journal.finish(result_entry(game.outcome(), 2, wall=1.0, now=1.0))
+    text = journal.export("chain")
+    assert any(word.count("x") >= 2 for word in text.split()), text

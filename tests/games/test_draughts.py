@@ -693,3 +693,9 @@ def test_whole_turns_match_py_draughts(variant: str) -> None:
 @pytest.mark.parametrize("variant", ["russian", "brazilian", "english"])
 def test_whole_turns_match_py_draughts_many_positions(variant: str) -> None:
     assert _differential(variant, 5000, seed=12) > 1000
+
+
+def test_turn_notation_joins_a_chain_for_records() -> None:
+    assert Draughts.turn_notation(["c3xe5", "e5xg7"]) == "c3xe5xg7"
+    assert Draughts.turn_notation(["c3xe5", "stop e5"]) == "c3xe5"
+    assert Draughts.turn_notation(["huff d4", "c3-d4"]) == "huff d4 c3-d4"
