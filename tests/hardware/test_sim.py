@@ -563,7 +563,7 @@ def test_registry_loads_sim_and_none() -> None:
 def test_registry_names_the_known_backends() -> None:
     with pytest.raises(ValueError, match="known sensor backends: camera, reed, serial, sim"):
         load_sensor("abacus")
-    with pytest.raises(ValueError, match=r"known LED backend.*neopixel, none, sim"):
+    with pytest.raises(ValueError, match=r"known LED backend.*neopixel, none, serial, sim"):
         load_leds("lamp")
 
 
