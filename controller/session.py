@@ -176,13 +176,14 @@ class Session:
         board cannot show), ``undo``, ``resign``, ``draw``."""
         text = text.strip()
         game = self.game
+        if game.outcome() is not None:
+            return Effects(log=("The game is over and recorded; set up the pieces for the "
+                                "next game, or type new.",))
         if text == "undo":
             if not game.history:
                 return Effects(log=("Nothing to undo.",))
             return self._takeback(1, now, wall, sensed=False)
         if text in ("resign", "draw"):
-            if game.outcome() is not None:
-                return Effects(log=("The game is already over.",))
             player = game.current_player
             outcome = (Outcome(None, "agreement") if text == "draw" else
                        Outcome(None if game.num_players != 2 else 1 - player, "resignation"))
@@ -206,10 +207,14 @@ class Session:
 
     # ----------------------------------------------------------------- decisions
     def _handle(self, result: Result, now: float, wall: float) -> Effects:
+        if self.game.outcome() is not None:
+            # The game is over and filed: the players clear the board now. Nothing they do
+            # is a takeback or an error; setting up the start position begins a new game
+            # (the daemon's business).
+            self.result = Pending()
+            return self._show(now)
         self.result = result
         if isinstance(result, Accepted):
-            if self.game.outcome() is not None:
-                return self._show(now)
             self._mismatch_recorded = False
             return self._accept(result.moves, result.cells, now, wall)
         if isinstance(result, Takeback):

@@ -185,3 +185,36 @@ def test_in_process_console_commands_frames_and_shutdown(tmp_path: Path) -> None
     entries = Journal(tmp_path).resume()
     assert entries is not None
     assert [e["type"] for e in entries.entries if e["type"] != "clock"] == ["action", "undo"]
+
+
+def test_clearing_the_board_after_a_game_starts_the_next_one(tmp_path: Path) -> None:
+    config = load_config(None, {}, {"journal.directory": str(tmp_path), "leds": "sim",
+                                    "game": "tessere"})
+    daemon = Daemon(config, env={})
+
+    async def until(predicate: Any) -> None:
+        for _ in range(500):
+            if predicate():
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("timed out")
+
+    async def scenario() -> int:
+        task = asyncio.create_task(daemon.run())
+        await until(lambda: daemon.ready)
+        for n, line in enumerate(["place a1 G", "place e5 YG", "place e1 GB", "place a5 RYGB"]):
+            daemon.console_line(line)
+            await until(lambda n=n: len(daemon.session.game.history) == n + 1)
+        first = daemon.session.game
+        assert first.outcome() is not None and first.outcome().reason == "line"  # type: ignore[union-attr]
+        # The winning piece first: after the end that is clearing up, not a takeback.
+        for cell in ("a5", "e1", "e5", "a1"):
+            daemon.console_line(f"lift {cell}")
+        await until(lambda: daemon.session.game is not first)
+        daemon.console_line("quit")
+        return await task
+
+    assert asyncio.run(scenario()) == 0
+    records = Journal(tmp_path).records()
+    assert [(r.game, r.score, r.reason) for r in records] == [("tessere", "0-1", "line")]
+    assert Journal(tmp_path).in_progress()  # the new game's journal is open

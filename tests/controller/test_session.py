@@ -194,3 +194,15 @@ def test_commands_undo_resign_and_typed_moves() -> None:
     assert kinds(fx) == ["undo"] and s.game.history == ()
     fx = s.command("resign", 3.0, 3.0)
     assert kinds(fx) == ["result"] and fx.finished is not None and fx.finished.winner == 1
+
+
+def test_after_the_end_the_board_is_cleared_without_takebacks_or_errors() -> None:
+    s = tessere_session("warn")
+    for text in ("G@a1", "YG@e5", "GB@e1"):
+        s.game.apply(s.game.parse_move(text))
+    s.on_snapshot(reading(s.game, "identity", a5="RYGB"), 1.0, 1.0)
+    assert s.game.outcome() is not None
+    fx = s.on_snapshot(reading(s.game, "identity", a5=""), 2.0, 2.0)  # the winning piece
+    fx += s.tick(9.0, 9.0)
+    assert fx.journal == () and s.game.outcome() is not None
+    assert s.command("undo", 10.0, 10.0).log[0].startswith("The game is over and recorded")
