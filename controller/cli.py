@@ -98,6 +98,30 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
     )
 
 
+def _cmd_vision(args: argparse.Namespace) -> int:
+    try:
+        if args.vision_command == "markers":
+            from vision.markers import write_marker_sheet
+
+            path = write_marker_sheet(args.output, cell_mm=args.cell_mm, game=args.game)
+            print(f"Wrote {path}: print it at 100% scale (check the 50 mm bar), cut the four "
+                  f"markers out and put each beyond its corner of the board (docs/vision.md).")
+            return 0
+        from vision import commands
+
+        if args.vision_command == "calibrate":
+            commands.calibrate(args.image, args.game, args.position, args.output,
+                               players=args.players)
+            print(f"Wrote {args.output}.")
+        else:
+            print(commands.classify(args.image, args.game, args.calibration,
+                                    as_json=args.json, players=args.players))
+        return 0
+    except ImportError as exc:
+        raise ValueError(f"the camera needs OpenCV: pip install 'tavola[vision]' ({exc})") \
+            from exc
+
+
 def _journal(args: argparse.Namespace) -> Any:
     import os
 
@@ -173,6 +197,28 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--config", type=Path, help="a TOML config (default: $TAVOLA_CONFIG)")
         p.add_argument("--journal", help="the journal directory")
         p.set_defaults(func=func)
+
+    p = sub.add_parser("vision", help="the overhead camera: marker sheet, calibration, "
+                       "reading a picture")
+    vsub = p.add_subparsers(dest="vision_command", required=True)
+    v = vsub.add_parser("markers", help="write the printable ArUco marker sheet")
+    v.add_argument("--cell-mm", type=float, default=40.0, help="the board's cell size in mm")
+    v.add_argument("--game", help="label the sheet for this game's board")
+    v.add_argument("-o", "--output", default="markers.svg", help="an .svg or .pdf file")
+    v = vsub.add_parser("calibrate", help="learn the pieces' colours from one picture of a "
+                        "known position")
+    v.add_argument("image")
+    v.add_argument("--game", required=True)
+    v.add_argument("--position", required=True, help='JSON {"cells": {"a1": "RY", ...}}')
+    v.add_argument("-o", "--output", required=True, help="the calibration file to write")
+    v.add_argument("--players", type=int, default=2)
+    v = vsub.add_parser("classify", help="read the position in a picture")
+    v.add_argument("image")
+    v.add_argument("--game", required=True)
+    v.add_argument("--calibration", help="a file from 'tavola vision calibrate'")
+    v.add_argument("--json", action="store_true", help='print {"cells": {...}}')
+    v.add_argument("--players", type=int, default=2)
+    p.set_defaults(func=_cmd_vision)
 
     p = sub.add_parser("rules", help="list the games, their parameters and variants")
     p.add_argument("game", nargs="?")

@@ -132,6 +132,7 @@ class Daemon:
         elif cfg.sensor.backend == "camera":  # it must know which pieces to look for
             options.setdefault("game", game.name)
             options.setdefault("players", game.num_players)
+            options.setdefault("start", game.view("identity"))  # Quinque's tile names
         options.update(self.extra_sensor_options)
         self.sensor = load_sensor(cfg.sensor.backend)(self.layout, **options)
         self.leds = load_leds(cfg.leds.backend)(

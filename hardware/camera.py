@@ -1,0 +1,260 @@
+"""The ``camera`` sensor backend: frames from an overhead camera -> vision -> snapshots.
+
+Each frame is read and recognised in a worker thread (``asyncio.to_thread``), so the daemon's
+loop never blocks on the camera. A frame with a hand over the board is skipped. A reading is
+reported as a :class:`~hardware.base.Snapshot` once ``agree`` consecutive frames agree on it
+and it differs from the last one reported (the camera's debounce); cells the recogniser
+doubts go into ``Snapshot.uncertain`` so that inference can prefer a legal position there.
+When the board's markers stay out of sight for ``lost_after`` seconds, or the camera fails,
+a :class:`~hardware.base.SensorFault` says so; the next snapshot means the board is back.
+
+Options (``[sensor] options`` in the config; the daemon adds ``game`` and ``players``):
+
+- ``game``: the registry name of the game (which pieces to recognise); ``players``: 2 or 4.
+- ``source``: ``"0"`` (USB camera index, the default), ``"picamera2"``, an image file, a
+  directory of images (played once in name order), a video file, or a frame-source object.
+- ``calibration``: a file written by ``tavola vision calibrate`` (colours of this set of
+  pieces in this room); without one, nominal colours and the bare board are used.
+- ``agree`` (3): frames that must agree before a reading is reported.
+- ``fps`` (15): frames per second asked of the camera; image files are paced at this rate
+  (0: as fast as they can be read, for tests).
+- ``lost_after`` (3.0): seconds without the board before a fault.
+- ``redetect_every`` (150): frames between fresh marker searches (0: only when tracking
+  fails). ``width``/``height`` (1280x720): the resolution asked of the camera.
+- ``fov`` (62): the camera's horizontal field of view in degrees (the Raspberry Pi camera
+  module v2's; a Logitech C920 is about 70), for the parallax of tall pieces.
+- ``start``: for Quinque, the position the game is in (``game.view("identity")``), so that
+  the tiles on the table are named in the game's coordinates; without it the tile nearest
+  the middle of the table is tile (0,0) (the first tile of a new game).
+- ``clock``: a monotonic clock (tests inject one).
+
+>>> from hardware.layout import Layout
+>>> from vision.source import FrameList
+>>> sensor = CameraSensor(Layout.for_game("quixo"), game="quixo", source=FrameList([]))
+>>> sensor.capability, len(sensor.cells)
+('identity', 25)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Self
+
+from vision.calibrate import Calibration
+from vision.classify import Reading, Recogniser
+from vision.detect import MarkersNotFoundError
+from vision.source import CameraError, FrameSource, Image, open_source
+
+from .base import Capability, Closing, SensorEvent, SensorFault, Snapshot
+from .layout import Layout
+
+__all__ = ["CameraSensor"]
+
+RETRY_SECONDS = 2.0  # between attempts to reopen a failed camera
+
+log = logging.getLogger("tavola.camera")
+
+
+class CameraSensor(Closing):
+    """Reads the board through a camera (see the module docstring); a ``SensorBackend``."""
+
+    capability: Capability = "identity"
+
+    def __init__(
+        self,
+        layout: Layout,
+        *,
+        game: str,
+        players: int = 2,
+        source: str | int | os.PathLike[str] | FrameSource = "0",
+        calibration: str | os.PathLike[str] | Calibration | None = None,
+        agree: int = 3,
+        fps: float = 15.0,
+        lost_after: float = 3.0,
+        redetect_every: int = 150,
+        width: int = 1280,
+        height: int = 720,
+        fov: float = 62.0,
+        start: Mapping[str, str] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if int(agree) < 1:
+            raise ValueError(f"camera option agree must be at least 1 frame, got {agree!r}")
+        if not float(fps) >= 0:
+            raise ValueError(f"camera option fps must be >= 0, got {fps!r}")
+        if not float(lost_after) >= 0:
+            raise ValueError(f"camera option lost_after must be >= 0 seconds, got {lost_after!r}")
+        self.layout = layout
+        self.game = game
+        calib = calibration
+        if calib is not None and not isinstance(calib, Calibration):
+            calib = Calibration.load(calib)
+        self.recogniser = Recogniser(
+            game, players=int(players), calibration=calib,
+            redetect_every=int(redetect_every), fov=float(fov), start=start,
+        )
+        known = set(self.recogniser.cells)
+        unknown = [c for c in layout.cells if c not in known]
+        if self.recogniser.cells and unknown:
+            raise ValueError(
+                f"camera: layout {layout.name!r} has cell {unknown[0]!r}, which the {game} "
+                "board the camera reads does not have; choose the game's layout"
+            )
+        self._cells = tuple(c for c in layout.cells if c in known)
+        self.agree = int(agree)
+        self.fps = float(fps)
+        self.lost_after = float(lost_after)
+        self.clock = clock
+        self._spec = source
+        self._size = (int(width), int(height))
+        self._source: FrameSource | None = None
+        self._recent: deque[tuple[dict[str, str], frozenset[str]]] = deque(maxlen=self.agree)
+        self._reported: tuple[dict[str, str], frozenset[str]] | None = None
+        self._lost_since: float | None = None
+        self._board_fault = False  # a fault was reported for lost markers
+        self._camera_fault = False  # a fault was reported for a failed camera
+        self._live = _is_live(source)
+        self._closed = False
+        self._busy = False
+        self.frames = 0  # frames read, for status and tests
+        self.skipped = 0  # frames skipped for a hand over the board
+
+    def __enter__(self) -> Self:
+        return self
+
+    # ------------------------------------------------------------ SensorBackend
+    @property
+    def cells(self) -> tuple[str, ...]:
+        """The cells the camera reports (none for Quinque, whose cells come and go)."""
+        return self._cells
+
+    async def events(self) -> AsyncIterator[SensorEvent]:
+        """Snapshots and faults until closed, or until a finite source (files) runs out."""
+        period = 1.0 / self.fps if self.fps > 0 else 0.0
+        while not self._closed:
+            started = self.clock()
+            self._busy = True
+            try:
+                done, event = await asyncio.to_thread(self._step)
+            finally:
+                self._busy = False
+                if self._closed:
+                    self._release()
+            if event is not None:
+                yield event
+            if done:
+                return
+            if isinstance(event, SensorFault) and self._source is None:
+                await asyncio.sleep(RETRY_SECONDS)
+            elif period and not self._live:  # a live camera paces itself
+                await asyncio.sleep(max(0.0, period - (self.clock() - started)))
+            else:
+                await asyncio.sleep(0)
+
+    def request_snapshot(self) -> None:
+        """Report the next agreed reading even if it equals the last one (a resync)."""
+        self._reported = None
+
+    def close(self) -> None:
+        """Stop reading and release the camera. Idempotent."""
+        self._closed = True
+        if not self._busy:
+            self._release()
+
+    # ------------------------------------------------------------ the pure core
+    def feed(self, image: Image, now: float) -> SensorEvent | None:
+        """Recognise one frame taken at ``now``; the event it completes, if any."""
+        self.frames += 1
+        try:
+            reading = self.recogniser.read(image)
+        except MarkersNotFoundError as exc:
+            self._recent.clear()
+            if self._lost_since is None:
+                self._lost_since = now
+            lost_for = now - self._lost_since
+            if not self._board_fault and lost_for >= self.lost_after:
+                self._board_fault = True
+                return SensorFault(_lost_message(exc, lost_for), now)
+            return None
+        self._lost_since = None
+        if self._board_fault:
+            self._board_fault = False
+            self._reported = None  # back: the next agreed reading is a full resync
+        return self._agree(reading, now)
+
+    def _agree(self, reading: Reading, now: float) -> Snapshot | None:
+        if reading.hand:
+            self.skipped += 1
+            self._recent.clear()
+            return None
+        cells = dict(reading.cells)
+        if self._cells:
+            cells = {c: cells.get(c, "") for c in self._cells}
+        uncertain = frozenset(c for c in reading.uncertain if c in cells)
+        self._recent.append((cells, uncertain))
+        if len(self._recent) < self.agree or any(r != self._recent[0] for r in self._recent):
+            return None
+        if self._reported == (cells, uncertain):
+            return None
+        self._reported = (cells, uncertain)
+        return Snapshot(cells, now, uncertain)
+
+    # ------------------------------------------------------------ the thread
+    def _step(self) -> tuple[bool, SensorEvent | None]:
+        """Read and recognise one frame (in a worker thread): (source ended, event)."""
+        now = self.clock()
+        try:
+            if self._source is None:
+                self._source = open_source(self._spec, width=self._size[0],
+                                           height=self._size[1], fps=self.fps or 15.0)
+            image = self._source.read()
+        except CameraError as exc:
+            self._release()
+            self._recent.clear()
+            if self._camera_fault:
+                return False, None
+            self._camera_fault = True
+            return False, SensorFault(f"camera: {exc}", now)
+        if image is None:
+            return True, None
+        if self._camera_fault:
+            self._camera_fault = False
+            self._reported = None  # back: the next agreed reading is a full resync
+        try:
+            return False, self.feed(image, now)
+        except Exception:  # a bug must cost one frame, never the sensor
+            log.exception("camera: a frame could not be read; skipped")
+            self._recent.clear()
+            return False, None
+
+    def _release(self) -> None:
+        if self._source is not None:
+            source, self._source = self._source, None
+            source.close()
+
+
+def _is_live(spec: object) -> bool:
+    if isinstance(spec, int):
+        return True
+    if isinstance(spec, str):
+        text = spec.strip().lower()
+        return text.isdigit() or text == "picamera2" or "://" in text
+    return False
+
+
+def _lost_message(exc: MarkersNotFoundError, seconds: float) -> str:
+    missing = exc.missing
+    if len(missing) == 4:
+        which = "no board markers seen"
+    else:
+        names = " and ".join(str(m) for m in missing)
+        which = f"marker{'s' if len(missing) > 1 else ''} {names} not found"
+    return (
+        f"camera: {which} for {seconds:.0f} s: is something covering the board's corners, "
+        "or has the camera moved?"
+    )

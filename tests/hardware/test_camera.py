@@ -1,0 +1,234 @@
+"""The camera backend: rendered frames in, snapshots and faults out, and whole games.
+
+Frames come from vision.render, drawn from the positions a game goes through; a frame
+source in memory stands in for the camera and a fake clock for time (each frame is half a
+second after the last, so the session's settle time passes between frames).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.games import Game, new_game
+from controller.session import Effects, Session
+from hardware import load_sensor
+from hardware.base import SensorBackend, SensorFault, Snapshot
+from hardware.camera import CameraSensor
+from hardware.layout import Layout
+from tests.games.test_transcripts import TRANSCRIPTS, parse
+from vision.render import Conditions, render
+from vision.source import FrameList
+
+LIGHT = Conditions(tilt=14.0, turn=4.0, kelvin=3600.0, gradient=0.1, noise=1.5, seed=3)
+HAND = dataclasses.replace(LIGHT, hand=0.25)
+FRAME_SECONDS = 0.5
+
+
+class Frames(FrameList):
+    """In-memory frames that count themselves: the fake clock reads the count."""
+
+    def __init__(self, frames: list[Any]) -> None:
+        super().__init__(frames)
+        self.count = 0
+
+    def read(self) -> Any:
+        frame = super().read()
+        if frame is not None:
+            self.count += 1
+        return frame
+
+    def clock(self) -> float:
+        return self.count * FRAME_SECONDS
+
+
+def frame(game: str, cells: dict[str, str], conditions: Conditions = LIGHT) -> Any:
+    return render(game, cells, conditions).image
+
+
+def drain(sensor: CameraSensor) -> list[Any]:
+    async def run() -> list[Any]:
+        return [event async for event in sensor.events()]
+
+    return asyncio.run(run())
+
+
+def sensor_for(game: str, frames: Frames, **options: Any) -> CameraSensor:
+    return CameraSensor(Layout.for_game(game), game=game, source=frames, fps=0,
+                        clock=frames.clock, **options)
+
+
+def test_the_backend_is_registered_and_reads_identity() -> None:
+    cls = load_sensor("camera")
+    assert cls is CameraSensor
+    sensor = cls(Layout.for_game("tessere"), game="tessere", source=FrameList([]))
+    assert isinstance(sensor, SensorBackend)
+    assert sensor.capability == "identity" and sensor.cells == Layout.for_game("tessere").cells
+    sensor.close()
+    sensor.close()  # idempotent
+
+
+def test_a_reading_is_reported_once_agreed_and_hands_are_skipped() -> None:
+    empty = {c: "" for c in Layout.for_game("tessere").cells}
+    one = dict(empty, c3="RY")
+    still, placed = frame("tessere", empty), frame("tessere", one)
+    hand = frame("tessere", one, HAND)
+    frames = Frames([still] * 3 + [hand, placed, hand] + [placed] * 4)
+    sensor = sensor_for("tessere", frames, agree=3)
+    events = drain(sensor)
+    assert [type(e) for e in events] == [Snapshot, Snapshot]
+    first, second = events
+    assert dict(first.cells) == empty and first.time == 1.0  # read at the third frame
+    assert dict(second.cells) == one and not second.uncertain
+    assert second.time == 4.0  # the second hand broke the run: frames 6, 7, 8 agree
+    assert sensor.skipped == 2 and sensor.frames == 10
+
+
+def test_lost_markers_raise_a_fault_after_a_while_then_a_resync() -> None:
+    empty = {c: "" for c in Layout.for_game("quixo").cells}
+    cubes = {c: "." for c in empty}
+    board = frame("quixo", cubes)
+    covered = board.copy()
+    covered[:] = 60  # a cloth over the camera
+    frames = Frames([board] * 3 + [covered] * 8 + [board] * 3)
+    sensor = sensor_for("quixo", frames, lost_after=3.0)
+    events = drain(sensor)
+    assert [type(e).__name__ for e in events] == ["Snapshot", "SensorFault", "Snapshot"]
+    fault = events[1]
+    assert fault.message.startswith("camera: no board markers seen for 3 s")
+    assert dict(events[2].cells) == dict(events[0].cells)  # a full reading again
+
+
+def test_a_directory_of_images_is_a_source(tmp_path: Path) -> None:
+    cells = {c: "" for c in Layout.for_game("morris").cells} | {"d2": "W", "a7": "B"}
+    image = frame("morris", cells)
+    for k in range(3):
+        cv2.imwrite(str(tmp_path / f"frame{k:02d}.png"), image)
+    sensor = CameraSensor(Layout.for_game("morris"), game="morris", source=str(tmp_path),
+                          fps=0)
+    (snapshot,) = drain(sensor)
+    assert isinstance(snapshot, Snapshot) and dict(snapshot.cells) == cells
+
+
+def test_bad_options_are_named() -> None:
+    layout = Layout.for_game("quixo")
+    with pytest.raises(ValueError, match="agree must be at least 1"):
+        CameraSensor(layout, game="quixo", source=FrameList([]), agree=0)
+    with pytest.raises(ValueError, match="cannot read 'chess'"):
+        CameraSensor(layout, game="chess", source=FrameList([]))
+    with pytest.raises(ValueError, match="layout '5x5' has cell 'b1'"):
+        CameraSensor(layout, game="draughts", source=FrameList([]))
+
+
+def test_a_camera_that_cannot_be_opened_is_a_fault(tmp_path: Path) -> None:
+    sensor = CameraSensor(Layout.for_game("quixo"), game="quixo",
+                          source=str(tmp_path / "nothing-here"), fps=0)
+
+    async def first() -> Any:
+        async for event in sensor.events():
+            sensor.close()
+            return event
+        return None
+
+    event = asyncio.run(first())
+    assert isinstance(event, SensorFault) and "camera source" in event.message
+
+
+# --------------------------------------------------------------------------- whole games
+def transcript(stem: str) -> tuple[dict[str, str], list[str]]:
+    header, moves, _ = parse(next(p for p in TRANSCRIPTS if p.stem == stem))
+    return header, moves
+
+
+def play_through_the_camera(game: Game[Any], moves: list[str]) -> tuple[Session, list[Effects]]:
+    """Render the positions the moves go through (a hand over the board before each one)
+    and let the camera backend feed a session with what it reads."""
+    name = game.name
+    reference = game.copy()
+    images = [frame(name, reference.view("identity"))] * 3
+    for text in moves:
+        reference.apply(reference.parse_move(text))
+        after = reference.view("identity")
+        images += [frame(name, after, HAND), *[frame(name, after)] * 3]
+    frames = Frames(images)
+    layout = Layout.for_game(name)
+    sensor = sensor_for(name, frames, players=game.num_players)
+    session = Session(game, layout, "identity", cells=layout.cells, settle=0.25, grace=1.0)
+    effects = [session.start(0.0, 0.0)]
+
+    async def run() -> None:
+        async for event in sensor.events():
+            assert isinstance(event, Snapshot), event
+            effects.append(session.on_snapshot(event.cells, event.time, event.time,
+                                               event.uncertain))
+            session.prepare()
+            later = event.time + 0.3  # the reading stands until the next frame
+            effects.append(session.tick(later, later))
+
+    asyncio.run(run())
+    assert sensor.skipped == len(moves)  # every hand frame was skipped
+    return session, effects
+
+
+@pytest.mark.parametrize(("stem", "count"), [("quixo-column-win", 9),
+                                             ("tessere-second-block", 8)])
+def test_a_game_played_through_the_camera(stem: str, count: int) -> None:
+    header, moves = transcript(stem)
+    moves = moves[:count]
+    game = new_game(header["game"], **json.loads(header.get("params", "{}")))
+    session, effects = play_through_the_camera(game, moves)
+    played = [e["move"] for fx in effects for e in fx.journal if e["type"] == "action"]
+    assert played == moves
+    assert [str(m) for m in session.game.history] == moves
+    logs = [line for fx in effects for line in fx.log]
+    assert not any("does not match" in line or "illegal" in line for line in logs), logs
+    frames_shown = [fx.frame for fx in effects if fx.frame is not None]
+    assert frames_shown  # the LEDs followed the game
+    if stem.startswith("quixo"):
+        outcome = session.game.outcome()
+        assert outcome is not None and outcome.winner == 0
+        assert [e for fx in effects for e in fx.journal if e["type"] == "result"]
+
+
+def test_quinque_tiles_are_named_in_the_games_coordinates() -> None:
+    game = new_game("quinque")
+    for text in ("m 0,0", "t 2,1", "pass", "t -1,0"):
+        game.apply(game.parse_move(text))
+    view = game.view("identity")
+    frames = Frames([frame("quinque", view)] * 3)
+    sensor = CameraSensor(Layout.for_game("quinque"), game="quinque", source=frames, fps=0,
+                          clock=frames.clock, start=view)
+    assert sensor.cells == ()
+    (snapshot,) = drain(sensor)
+    assert dict(snapshot.cells) == view
+
+
+def test_the_uncertain_cells_reach_the_snapshot() -> None:
+    cells = {c: "" for c in Layout.for_game("tessere").cells}
+    image = frame("tessere", cells)
+    smudged = image.copy()
+    sensor = sensor_for("tessere", Frames([smudged] * 3))
+    # A grey smudge over c3: neither a checker nor the board.
+    recogniser = sensor.recogniser
+    fix = recogniser.tracker.update(image)
+    centre = cv2.perspectiveTransform(np.array([[[2.5, 2.5]]]), fix.homography)[0, 0]
+    cv2.circle(smudged, (int(centre[0]), int(centre[1])), 30, (128, 128, 128), -1)
+    recogniser.tracker.reset()
+    (snapshot,) = drain(sensor)
+    assert "c3" in snapshot.uncertain
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import hardware.camera
+
+    result = doctest.testmod(hardware.camera)
+    assert result.attempted and not result.failed

@@ -1,0 +1,80 @@
+"""Calibration from one frame of a known position (vision/calibrate.py)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.calibrate import Calibration, CalibrationError, calibrate
+from vision.classify import Recogniser
+from vision.detect import MarkersNotFoundError, VisionError
+from vision.render import Conditions, random_conditions, random_position, render
+
+# A set whose colours differ from the nominal ones (an odd printing), in warm light.
+WARM = Conditions(tilt=12.0, kelvin=2900.0, brightness=0.9, seed=4)
+
+
+@pytest.mark.parametrize("game", ["tessere", "sequence-kids", "draughts", "quixo", "quinque"])
+def test_a_calibration_round_trip(game: str, tmp_path: Path) -> None:
+    rng = random.Random(f"calibrate:{game}")
+    known = random_position(game, rng, players=4 if game == "sequence-kids" else 2)
+    players = 4 if game == "sequence-kids" else 2
+    result = calibrate(render(game, known, WARM, players=players).image, game, known,
+                       players=players)
+    path = tmp_path / "calib.json"
+    result.save(path)
+    loaded = Calibration.load(path)
+    assert loaded == Calibration.from_dict(json.loads(path.read_text()))
+    assert loaded.game == game and loaded.rim is not None
+    # Another position, other light, read with the calibration.
+    other = random_position(game, rng, players=players)
+    frame = render(game, other, random_conditions(rng), players=players)
+    reader = Recogniser(game, players=players, calibration=loaded,
+                        start=other if game == "quinque" else None)
+    assert dict(reader.read(frame.image).cells) == frame.cells
+
+
+def test_calibration_learns_colours_that_differ_from_nominal() -> None:
+    known = {"a1": "R", "b1": "Y", "c1": "G", "d1": "B", "e1": "K"}
+    image = render("tessere", known, WARM).image.astype(np.int16)
+    image[..., 0] += 25  # every colour bluer than the nominal set (and the light)
+    shifted = np.clip(image, 0, 255).astype(np.uint8)
+    result = calibrate(shifted, "tessere", known)
+    nominal = Recogniser("tessere").reader
+    tuned = Recogniser("tessere", calibration=result).reader
+    assert tuned.colours.to_dict() != nominal.colours.to_dict()  # type: ignore[attr-defined]
+    assert dict(Recogniser("tessere", calibration=result).read(shifted).cells) == {
+        c: known.get(c, "") for c in nominal.cells}
+
+
+def test_a_position_that_is_not_the_picture_is_refused() -> None:
+    image = render("tessere", {"c3": "RY"}, WARM).image
+    with pytest.raises(VisionError, match=r"still differs .* in 1 cell \(c3 reads 'RY' not ''\)"):
+        calibrate(image, "tessere", {})
+    with pytest.raises(VisionError, match="holds 'XYZ', not a tessere token"):
+        calibrate(image, "tessere", {"c3": "XYZ"})
+    with pytest.raises(VisionError, match="tessere has no cell 'z9'"):
+        calibrate(image, "tessere", {"z9": "R"})
+    with pytest.raises(MarkersNotFoundError):
+        calibrate(np.full((720, 1280, 3), 128, np.uint8), "tessere", {})
+
+
+def test_bad_calibration_files_are_named(tmp_path: Path) -> None:
+    path = tmp_path / "calib.json"
+    with pytest.raises(CalibrationError, match="cannot read calibration"):
+        Calibration.load(path)
+    path.write_text("{not json")
+    with pytest.raises(CalibrationError, match="is not valid JSON"):
+        Calibration.load(path)
+    path.write_text('{"cells": {}}')
+    with pytest.raises(CalibrationError, match="is not a tavola calibration file"):
+        Calibration.load(path)
+    path.write_text('{"version": 99, "game": "quixo", "reader": {}}')
+    with pytest.raises(CalibrationError, match="calibrate again"):
+        Calibration.load(path)
+    with pytest.raises(ValueError, match="the calibration is for quixo, not tessere"):
+        Recogniser("tessere", calibration=Calibration("quixo"))

@@ -1,0 +1,164 @@
+"""Markers, homography and tracking (vision/detect.py) on boards drawn with cv2 directly."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from vision.detect import (
+    MIN_MARKERS,
+    BoardTracker,
+    MarkersNotFoundError,
+    board_homography,
+    find_markers,
+    marker_match,
+    warp_area,
+    warp_matrix,
+)
+from vision.geometry import BoardGeometry, geometry_for
+
+Image = npt.NDArray[np.uint8]
+PX = 40  # pixels per cell of the drawn top-down board
+
+
+def top_down(geometry: BoardGeometry) -> tuple[Image, tuple[float, float]]:
+    """A light board with the four markers and a dark playing area outline, from above."""
+    x0, y0, x1, y1 = geometry.extent()
+    image = np.full((round((y1 - y0) * PX), round((x1 - x0) * PX), 3), (200, 215, 225), np.uint8)
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    for m in range(4):
+        (mx, my), _, (mx1, _), _ = geometry.marker(m)
+        side = round((mx1 - mx) * PX)
+        bits = cv2.aruco.generateImageMarker(dictionary, m, side, borderBits=1)
+        x, y = round((mx - x0) * PX), round((my - y0) * PX)
+        image[y : y + side, x : x + side] = bits[:, :, None]
+    for f in range(geometry.files):  # a chequer so that warps can be checked
+        for r in range(geometry.ranks):
+            if (f + r) % 2:
+                x, y = round((f - x0) * PX), round((r - y0) * PX)
+                image[y : y + PX, x : x + PX] = (60, 90, 120)
+    return image, (x0, y0)
+
+
+def camera(geometry: BoardGeometry, *, tilt: float = 0.0, turn: float = 0.0,
+           shift: tuple[float, float] = (0.0, 0.0)) -> npt.NDArray[np.float64]:
+    """A board -> pixel homography of a pinhole camera over the board's middle, looking down
+    at ``tilt`` degrees from vertical, the board turned by ``turn``, 1280x720."""
+    span = max(geometry.files, geometry.ranks) + 2.1
+    distance = 3.0 * span  # cells: a normal lens at a normal height
+    focal = 720 * 0.75 * distance / span
+    t, a = np.radians(tilt), np.radians(turn)
+    turn_m = np.array([[np.cos(a), -np.sin(a), 0], [np.sin(a), np.cos(a), 0], [0, 0, 1]])
+    tilt_m = np.array([[1, 0, 0], [0, np.cos(t), -np.sin(t)], [0, np.sin(t), np.cos(t)]])
+    r = tilt_m @ turn_m
+    centre = np.array([[1, 0, -geometry.files / 2], [0, 1, -geometry.ranks / 2], [0, 0, 1.0]])
+    # Plane z = 0: [r1 r2 t] maps (x, y, 1) to the camera frame.
+    extrinsic = np.column_stack([r[:, 0], r[:, 1], [0.0, 0.0, distance]])
+    k = np.array([[focal, 0, 640 + shift[0]], [0, focal, 360 + shift[1]], [0, 0, 1.0]])
+    h = k @ extrinsic @ centre
+    return np.asarray(h / h[2, 2], np.float64)
+
+
+def frame(geometry: BoardGeometry, h: npt.NDArray[np.float64]) -> Image:
+    image, (x0, y0) = top_down(geometry)
+    out: Image = cv2.warpPerspective(image, h @ warp_matrix(PX, x0, y0), (1280, 720),
+                                     borderValue=(90, 90, 90))
+    return out
+
+
+def corner_error(a: npt.ArrayLike, b: npt.ArrayLike, geometry: BoardGeometry) -> float:
+    pts = np.array(geometry.area(), np.float64).reshape(-1, 1, 2)
+    pa = cv2.perspectiveTransform(pts, np.asarray(a, np.float64))
+    pb = cv2.perspectiveTransform(pts, np.asarray(b, np.float64))
+    return float(np.abs(pa - pb).max())
+
+
+@pytest.mark.parametrize(("game", "tilt", "turn"), [
+    ("tessere", 0.0, 0.0), ("draughts", 25.0, 10.0), ("quinque", 15.0, -20.0),
+    ("sequence-kids", 30.0, 180.0),
+])
+def test_the_markers_give_the_homography_to_a_fraction_of_a_pixel(
+        game: str, tilt: float, turn: float) -> None:
+    g = geometry_for(game)
+    truth = camera(g, tilt=tilt, turn=turn)
+    corners = find_markers(frame(g, truth))
+    assert sorted(corners) == [0, 1, 2, 3]
+    h, used = board_homography(g, corners)
+    assert used == {0, 1, 2, 3}
+    assert corner_error(h, truth, g) < 0.5
+
+
+def test_three_markers_suffice_and_fewer_are_named() -> None:
+    g = geometry_for("quixo")
+    truth = camera(g, tilt=10.0)
+    image = frame(g, truth)
+    # Cover marker 2 (bottom right) with a hand-sized dark blob.
+    (x, y), *_ = cv2.perspectiveTransform(np.array([[g.marker(2)[0]]], np.float64), truth)[0]
+    cv2.circle(image, (int(x) + 30, int(y) + 30), 60, (40, 60, 90), -1)
+    corners = find_markers(image)
+    assert sorted(corners) == [0, 1, 3]
+    h, used = board_homography(g, corners)
+    assert used == {0, 1, 3} and corner_error(h, truth, g) < 0.7
+    with pytest.raises(MarkersNotFoundError, match=r"markers 1 \(top right.*and 2") as err:
+        board_homography(g, {m: corners[m] for m in (0, 3)})
+    assert err.value.missing == (1, 2)
+    with pytest.raises(MarkersNotFoundError, match="no board markers found"):
+        board_homography(g, {})
+    assert MIN_MARKERS == 3
+
+
+def test_a_stray_marker_is_left_out() -> None:
+    g = geometry_for("tessere")
+    corners = find_markers(frame(g, camera(g)))
+    corners[1] = corners[1] + np.float32(80)  # a marker 1 lying elsewhere on the table
+    _, used = board_homography(g, corners)
+    assert used == {0, 2, 3}
+
+
+def test_the_tracker_keeps_the_homography_until_the_board_moves() -> None:
+    g = geometry_for("tessere")
+    tracker = BoardTracker(g)
+    still = frame(g, camera(g, tilt=12.0))
+    first = tracker.update(still)
+    assert first.redetected and first.missing == ()
+    again = tracker.update(still)
+    assert not again.redetected and again.seen == {0, 1, 2, 3}
+    moved_h = camera(g, tilt=12.0, shift=(8.0, 0.0))  # a bump: 8 px
+    moved = frame(g, moved_h)
+    assert min(marker_match(moved, first.homography, g, m) for m in range(4)) < 0.7
+    fix = tracker.update(moved)
+    assert fix.redetected and corner_error(fix.homography, moved_h, g) < 0.5
+
+
+def test_a_covered_marker_keeps_tracking_and_a_lost_board_raises() -> None:
+    g = geometry_for("tessere")
+    h = camera(g)
+    tracker = BoardTracker(g)
+    tracker.update(frame(g, h))
+    covered = frame(g, h)
+    (x, y), *_ = cv2.perspectiveTransform(np.array([[g.marker(0)[2]]], np.float64), h)[0]
+    cv2.circle(covered, (int(x) - 30, int(y) - 30), 70, (40, 60, 90), -1)
+    fix = tracker.update(covered)
+    assert not fix.redetected and fix.missing == (0,)
+    blank = np.full((720, 1280, 3), 90, np.uint8)
+    with pytest.raises(MarkersNotFoundError):
+        tracker.update(blank)
+
+
+def test_periodic_redetection() -> None:
+    g = geometry_for("quixo")
+    tracker = BoardTracker(g, redetect_every=3)
+    image = frame(g, camera(g))
+    assert [tracker.update(image).redetected for _ in range(7)] == [
+        True, False, False, True, False, False, True]
+
+
+def test_the_warp_shows_the_area_from_above() -> None:
+    g = geometry_for("draughts")
+    h = camera(g, tilt=20.0, turn=30.0)
+    top = warp_area(frame(g, h), h, (0.0, 0.0, 8.0, 8.0), 16)
+    assert top.shape == (128, 128, 3)
+    light, dark = top[4:12, 4:12].mean(), top[4:12, 20:28].mean()  # a8 light, b8 dark
+    assert light > dark + 60

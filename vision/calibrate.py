@@ -1,0 +1,138 @@
+"""Colour calibration from one frame of a known position.
+
+``tavola vision calibrate IMAGE --game G --position POSITION.json -o CALIB.json``: the
+board is located and white-balanced as for any frame, then the game's reader measures
+what each token looks like in this picture (the real set under the real light) and, where
+the game needs it, each bare cell (sequence-kids' pictures). The result is a small JSON
+file that ``tavola vision classify --calibration`` and the camera backend load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .detect import Image, VisionError
+
+__all__ = ["Calibration", "CalibrationError", "calibrate"]
+
+VERSION = 1
+
+
+class CalibrationError(VisionError):
+    """A calibration file that cannot be used; the message names the file and the fix."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What one game's pieces look like to one camera in one room.
+
+    ``reader``: the game reader's parameters (prototype colours and spreads, bare cells);
+    ``rim``: the bare rim around the playing area (white-balanced Lab rows), the reference
+    hands are detected against.
+    """
+
+    game: str
+    players: int = 2
+    reader: Mapping[str, Any] = field(default_factory=dict)
+    rim: list[list[float]] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (``version`` included)."""
+        return {"version": VERSION, "game": self.game, "players": self.players,
+                "reader": dict(self.reader), "rim": self.rim}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], source: str = "<calibration>") -> Calibration:
+        """Parse the JSON form; :class:`CalibrationError` if it is not one."""
+        if not isinstance(d, Mapping) or "game" not in d or "reader" not in d:
+            raise CalibrationError(f"{source} is not a tavola calibration file "
+                                   "(write one with 'tavola vision calibrate')")
+        if d.get("version", VERSION) != VERSION:
+            raise CalibrationError(f"{source} was written by another version of tavola "
+                                   f"(format {d.get('version')}, this one reads {VERSION}): "
+                                   "calibrate again")
+        return cls(str(d["game"]), int(d.get("players", 2)), dict(d["reader"]), d.get("rim"))
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the JSON file."""
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Calibration:
+        """Read a file written by :meth:`save`."""
+        p = Path(path)
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise CalibrationError(f"cannot read calibration {p}: {exc.strerror or exc}") from exc
+        except json.JSONDecodeError as exc:
+            raise CalibrationError(f"calibration {p} is not valid JSON ({exc})") from exc
+        return cls.from_dict(data, str(p))
+
+
+def calibrate(
+    image: Image, game: str, cells: Mapping[str, str], *, players: int = 2
+) -> Calibration:
+    """Measure a game's pieces in ``image``, a picture of the known position ``cells``
+    (cell -> token, the identity view of RULES.md; Quinque: skydiver ``"x,y"``).
+
+    Raises :class:`~vision.detect.VisionError` (markers not found, a position that does not
+    fit the game, or a picture that still reads differently once calibrated: the position
+    file is probably not the one in the picture).
+    """
+    from .classify import TOKENS, Recogniser  # (classify uses Calibration: import late)
+
+    recogniser = Recogniser(game, players=players)
+    truth = _checked(game, cells, TOKENS[game], recogniser.cells)
+    fix = recogniser.tracker.update(image)
+    tops = recogniser.top_down(image, fix)
+    params = recogniser.reader.calibrate(tops, truth)
+    rim = recogniser.rim(image, fix)
+    result = Calibration(game, players, params, [[round(float(v), 2) for v in s] for s in rim])
+    check = Recogniser(game, players=players, calibration=result, start=truth or None)
+    reading = check.read(image)
+    wrong = sorted(c for c in set(truth) | set(reading.cells)
+                   if reading.cells.get(c, "") != truth.get(c, ""))
+    if wrong:
+        shown = ", ".join(f"{c} reads {reading.cells.get(c, '')!r} not {truth.get(c, '')!r}"
+                          for c in wrong[:4])
+        raise VisionError(
+            f"after calibration the picture still differs from the position in {len(wrong)} "
+            f"cell{'s' if len(wrong) > 1 else ''} ({shown}): is the position file the one in "
+            "the picture, with a1 at the first player's bottom left?"
+        )
+    return result
+
+
+def _checked(game: str, cells: Mapping[str, str], tokens: frozenset[str],
+             names: tuple[str, ...]) -> dict[str, str]:
+    known = set(names)
+    out: dict[str, str] = {}
+    for cell, token in cells.items():
+        if not isinstance(token, str) or token not in tokens:
+            allowed = " ".join(repr(t) for t in sorted(tokens))
+            raise VisionError(f"position: {cell} holds {token!r}, not a {game} token "
+                              f"({allowed})")
+        if known and cell not in known:
+            raise VisionError(f"position: {game} has no cell {cell!r}")
+        if not known and not _skydiver(cell):
+            raise VisionError(f"position: quinque cells are skydivers 'x,y', not {cell!r}")
+        out[cell] = token
+    if known:
+        blank = "." if game == "quixo" else ""
+        out = {c: out.get(c, blank) for c in names}
+    return out
+
+
+def _skydiver(name: str) -> bool:
+    x, _, y = name.partition(",")
+    try:
+        int(x), int(y)
+    except ValueError:
+        return False
+    return True

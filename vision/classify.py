@@ -1,0 +1,226 @@
+"""From a frame to a reading of the board: locate, light, warp, classify, check for hands.
+
+:class:`Recogniser` holds what carries over between frames of one game: the tracked board
+(:class:`~vision.detect.BoardTracker`), the camera's intrinsics (for the parallax of tall
+pieces), the calibration, and the reference of the bare board's rim that hands are
+detected against. For each frame it
+
+1. locates the board (markers tracked, or detected afresh);
+2. white-balances: the four markers' white paper give the colour and level of the light
+   at each corner of the board; the gain is interpolated across it (a gradient included);
+3. warps the playing area seen at the height of the pieces' tops to a small top-down image
+   (``px`` pixels per cell; a Quixo cube's top is almost a cell above the board);
+4. classifies every cell with the game's reader (:mod:`vision.pieces`, :mod:`vision.tiles`),
+   each cell with a confidence (0-1);
+5. looks at the rim of the board around the playing area: an arm reaching over the board
+   crosses it, so a rim that differs from the bare rim means a hand is in the picture.
+
+>>> Recogniser("tessere").cells[:3]
+('a1', 'b1', 'c1')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from .detect import BoardTracker, Fix, Image, camera_matrix, warp_area
+from .geometry import BoardGeometry, geometry_for
+from .light import Float, lab, white_balance
+from .pieces import ChipReader, DraughtsReader, MorrisReader, QuixoReader, Reader, TessereReader
+from .tiles import QuinqueReader
+
+if TYPE_CHECKING:
+    from .calibrate import Calibration
+
+__all__ = ["CONFIDENT", "READERS", "TOKENS", "Reading", "Recogniser"]
+
+CONFIDENT = 0.5  # a cell read with less confidence goes into Snapshot.uncertain
+FOV = 62.0  # degrees: the Raspberry Pi camera module v2's horizontal field of view
+# The rim: a band of bare board around the playing area that an arm reaching over the
+# board must cross. It starts a little out from the area (further for Quixo, whose tall
+# cubes lean out in the picture) and is cut in segments along each side.
+RIM_PX = 8  # pixels per cell of the rim images
+RIM_INNER = {"": 0.3, "quixo": 0.8, "sequence-kids": 0.15}  # cells out from the area
+RIM_WIDTH = 0.6  # cells
+RIM_STEP = 10.0  # a single picture: a segment this far from its neighbours is an arm
+RIM_CLEAN = 5.0  # ... and below this the picture's rim is clean enough to learn from
+RIM_CHANGE = 6.0  # with a reference: a segment changed this much is a hand
+RIM_ADOPT = 45  # frames a still change of the rim must last to become the reference
+
+TOKENS: dict[str, frozenset[str]] = {  # what each game's cells may read ("" empty)
+    "morris": frozenset({"", "W", "B"}),
+    "draughts": frozenset({"", "W", "B", "WK", "BK"}),
+    "quixo": frozenset({".", "O", "X"} | {m + d for m in "OX" for d in "nesw"}),
+    "tessere": frozenset({"", "R", "Y", "G", "B", "RY", "RG", "RB", "YG", "YB", "GB", "RYGB",
+                          "K"}),
+    "sequence-kids": frozenset({"", "R", "Y", "B", "G"}),
+    "quinque": frozenset({".", "R", "O"}),
+}
+
+READERS: dict[str, type[Reader]] = {
+    r.game: r
+    for r in (MorrisReader, DraughtsReader, QuixoReader, TessereReader, ChipReader, QuinqueReader)
+}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One frame's reading: ``cells`` (cell -> token, RULES.md) with a ``confidence``
+    (0-1) each; ``hand`` says a hand or arm is over the board (the frame should be
+    skipped); ``fix`` is where the board was found."""
+
+    cells: Mapping[str, str]
+    confidence: Mapping[str, float]
+    hand: bool = False
+    fix: Fix | None = None
+    threshold: float = CONFIDENT
+
+    @property
+    def uncertain(self) -> frozenset[str]:
+        """The cells read with less than ``threshold`` confidence."""
+        return frozenset(c for c, p in self.confidence.items() if p < self.threshold)
+
+
+@dataclass
+class Recogniser:
+    """Reads one game's board from frames (see the module docstring).
+
+    ``players``: 4 for the 4-player Quixo (dot directions). ``calibration``: the colours of
+    this set in this room (:mod:`vision.calibrate`). ``redetect_every``: frames between
+    fresh marker searches (0: only when tracking fails). ``fov``: the camera's horizontal
+    field of view in degrees (for the parallax of tall pieces). ``start``: Quinque's
+    position in the game's coordinates, to align the tiles on the table with them.
+    """
+
+    game: str
+    players: int = 2
+    calibration: Calibration | None = None
+    redetect_every: int = 150
+    fov: float = FOV
+    start: Mapping[str, str] | None = None
+    geometry: BoardGeometry = field(init=False)
+    reader: Reader = field(init=False)
+    tracker: BoardTracker = field(init=False)
+    rim_reference: Float | None = field(init=False, default=None)  # bare rim, Lab segments
+    _last_rim: Float | None = field(init=False, default=None, repr=False)
+    _still: int = field(init=False, default=0, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.game not in READERS:
+            known = ", ".join(sorted(READERS))
+            raise ValueError(f"the camera cannot read {self.game!r}; it reads: {known}")
+        if self.calibration is not None and self.calibration.game != self.game:
+            raise ValueError(
+                f"the calibration is for {self.calibration.game}, not {self.game}: "
+                "calibrate again with --game " + self.game
+            )
+        self.geometry = geometry_for(self.game)
+        params = self.calibration.reader if self.calibration is not None else None
+        self.reader = READERS[self.game](self.players, params, self.start)
+        self.tracker = BoardTracker(self.geometry, redetect_every=self.redetect_every)
+        if self.calibration is not None and self.calibration.rim is not None:
+            self.rim_reference = np.asarray(self.calibration.rim, np.float32)
+
+    @property
+    def cells(self) -> tuple[str, ...]:
+        """The cells every reading names (none for Quinque: its cells come and go)."""
+        return self.geometry.cells
+
+    def read(self, image: Image) -> Reading:
+        """Read one frame; :class:`~vision.detect.MarkersNotFoundError` if the board
+        cannot be located."""
+        fix = self.tracker.update(image)
+        hand = self._hand(image, fix)
+        cells, confidence = self.reader.read(self.top_down(image, fix))
+        return Reading(cells, confidence, hand, fix)
+
+    def top_down(self, image: Image, fix: Fix) -> list[Float]:
+        """The playing area seen on each plane the reader reads (the pieces' tops),
+        white-balanced, as float32 BGR images."""
+        k = camera_matrix(image.shape[1], image.shape[0], self.fov)
+        rect, px = self.reader.rect, self.reader.px
+        return [white_balance(warp_area(image, h, rect, px), rect, self.geometry, fix.paper)
+                for h in self.reader.planes(fix.homography, k, image)]
+
+    # ------------------------------------------------------------------ hands
+    def rim(self, image: Image, fix: Fix) -> Float:
+        """The colours (white-balanced Lab) of the board's rim around the playing area, in
+        segments along each side: (segments, 3), sides in the order n, s, w, e."""
+        g = self.geometry
+        w, h = g.files, g.ranks
+        inner = RIM_INNER.get(self.game, RIM_INNER[""])
+        outer = inner + RIM_WIDTH
+        rect = (-outer, -outer, w + outer, h + outer)
+        around = lab(white_balance(warp_area(image, fix.homography, rect, RIM_PX), rect, g,
+                                   fix.paper))
+        o, i = round(outer * RIM_PX), round(inner * RIM_PX)
+        ww, hh = w * RIM_PX, h * RIM_PX
+        bands = (around[0:o - i, o:o + ww],  # n: beyond the last rank
+                 around[o + hh + i:o + hh + o, o:o + ww],  # s: beyond rank 1
+                 around[o:o + hh, 0:o - i].transpose(1, 0, 2),  # w: beyond file a
+                 around[o:o + hh, o + ww + i:o + ww + o].transpose(1, 0, 2))  # e
+        out = []
+        for band, n in zip(bands, self.rim_sides, strict=True):
+            pieces = band.reshape(band.shape[0], n, -1, 3).transpose(1, 0, 2, 3).reshape(n, -1, 3)
+            out.append(np.median(pieces, axis=1))
+        return np.concatenate(out).astype(np.float32)
+
+    def _hand(self, image: Image, fix: Fix) -> bool:
+        """Whether a hand or arm is over the board: the rim differs from the bare rim.
+
+        With a reference of the bare rim (from the calibration, or learned from the first
+        clean frames), any segment that changed is a hand. Without one (a single picture),
+        a segment that differs from its neighbours along the rim is (a step of colour where
+        the arm crosses; wood grain, light gradients and soft shadows change gently).
+        """
+        segments = self.rim(image, fix)
+        still = self._last_rim is not None and self._last_rim.shape == segments.shape and (
+            float(np.max(_delta(segments - self._last_rim))) < 2.0)
+        self._still = self._still + 1 if still else 0
+        self._last_rim = segments
+        if self.rim_reference is None or self.rim_reference.shape != segments.shape:
+            alone = _rim_steps(segments, self.rim_sides)
+            if alone < RIM_CLEAN or self._still >= RIM_ADOPT:
+                self.rim_reference = segments
+                return False
+            return alone > RIM_STEP
+        change = float(np.max(_delta(segments - self.rim_reference)))
+        if change < RIM_CHANGE:
+            # Follow slow changes of the light over the bare rim.
+            self.rim_reference = np.float32(0.9) * self.rim_reference + np.float32(0.1) * segments
+            return False
+        if self._still >= RIM_ADOPT:
+            # Something on the rim that stays put for a while (a box, a cup) becomes the rim.
+            self.rim_reference = segments
+            return False
+        return True
+
+    @property
+    def rim_sides(self) -> list[int]:
+        """How many rim segments each side has (n, s, w, e)."""
+        g = self.geometry
+        step = max(0.5, max(g.files, g.ranks) / 16)
+        return [max(1, round(n / step)) for n in (g.files, g.files, g.ranks, g.ranks)]
+
+
+def _delta(diff: Float) -> npt.NDArray[np.float32]:
+    """Colour differences with lightness at half weight (shadows change lightness)."""
+    weights = np.array([0.5, 1.0, 1.0], np.float32)
+    return np.asarray(np.linalg.norm(diff * weights, axis=-1), np.float32)
+
+
+def _rim_steps(segments: Float, sides: list[int], window: int = 5) -> float:
+    """The largest difference of a rim segment from the median of its neighbours."""
+    worst, start = 0.0, 0
+    for n in sides:
+        side = segments[start:start + n]
+        start += n
+        for i in range(n):
+            near = side[max(0, i - window): i + window + 1]
+            worst = max(worst, float(_delta(side[i] - np.median(near, axis=0))))
+    return worst

@@ -1,0 +1,135 @@
+"""What ``tavola vision calibrate`` and ``tavola vision classify`` do (the CLI wires them).
+
+Both take a picture of the board; errors a user can meet (an unreadable picture, markers
+not found, a bad position file, a calibration for another game) raise :class:`VisionError`
+with a message that says what to do, never a traceback.
+
+A position file is the identity view of RULES.md: ``{"cells": {"a1": "RY", "b1": "", ...}}``
+(Quinque: skydiver cells ``"x,y"``). ``classify --json`` prints the same form, plus the
+cells it is unsure of and whether a hand was in the way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from .calibrate import Calibration
+from .calibrate import calibrate as measure
+from .classify import READERS, Reading, Recogniser
+from .detect import VisionError
+from .geometry import geometry_for
+from .source import CameraError, Image, read_image
+
+__all__ = ["VisionError", "calibrate", "classify", "format_grid"]
+
+PathLike = str | os.PathLike[str]
+
+
+def calibrate(image_path: PathLike, game: str, position_path: PathLike, out_path: PathLike, *,
+              players: int = 2) -> None:
+    """Measure the pieces in the picture ``image_path`` of the known position in
+    ``position_path`` and write the calibration to ``out_path``."""
+    _check_game(game)
+    image = _image(image_path)
+    cells = _position(position_path)
+    result = measure(image, game, cells, players=players)
+    try:
+        result.save(out_path)
+    except OSError as exc:
+        raise VisionError(f"cannot write calibration {out_path}: {exc.strerror or exc}") from exc
+
+
+def classify(image_path: PathLike, game: str, calibration_path: PathLike | None = None, *,
+             as_json: bool = False, players: int = 2) -> str:
+    """The position recognised in the picture ``image_path``: the JSON position form
+    (``as_json``) or a readable grid (cells read with doubt marked ``?``)."""
+    _check_game(game)
+    image = _image(image_path)
+    calibration = Calibration.load(calibration_path) if calibration_path is not None else None
+    if calibration is not None and calibration.game != game:
+        raise VisionError(f"calibration {calibration_path} is for {calibration.game}, not "
+                          f"{game}: use the game's own calibration, or none")
+    reading = Recogniser(game, players=players, calibration=calibration).read(image)
+    if as_json:
+        return json.dumps({"cells": dict(reading.cells), "uncertain": sorted(reading.uncertain),
+                           "hand": reading.hand}, indent=1)
+    text = format_grid(game, reading)
+    if reading.hand:
+        text += "\n(a hand or arm is over the board: this reading may be wrong)"
+    return text
+
+
+def format_grid(game: str, reading: Reading) -> str:
+    """The reading as a board: rank by rank from the top, files a, b, ... left to right;
+    an empty cell is ``.`` (a Quixo blank is ``-``); a doubtful cell ends in ``?``.
+    Quinque: skydivers by their coordinates, y upwards, a space where no tile lies."""
+    doubt = reading.uncertain
+
+    def show(cell: str, token: str) -> str:
+        shown = token or "."
+        if game == "quixo" and token.startswith("."):
+            shown = "-"
+        return shown + ("?" if cell in doubt else "")
+
+    if game == "quinque":
+        return _format_tiles(reading, show)
+    g = geometry_for(game)
+    cells = set(g.cells)
+    shown = {c: show(c, reading.cells.get(c, "")) for c in g.cells}
+    width = max(2, *(len(v) for v in shown.values())) + 1
+    lines = []
+    for r in range(g.ranks, 0, -1):
+        row = "".join((shown[f"{chr(96 + f)}{r}"] if f"{chr(96 + f)}{r}" in cells else "")
+                      .ljust(width) for f in range(1, g.files + 1))
+        lines.append(f"{r:>2} {row}".rstrip())
+    lines.append("   " + "".join(chr(96 + f).ljust(width) for f in range(1, g.files + 1)).rstrip())
+    return "\n".join(lines)
+
+
+def _format_tiles(reading: Reading, show: Callable[[str, str], str]) -> str:
+    if not reading.cells:
+        return "(no tiles on the table)"
+    at = {tuple(int(v) for v in c.split(",")): c for c in reading.cells}
+    xs = [x for x, _ in at]
+    ys = [y for _, y in at]
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    texts = {xy: show(c, reading.cells[c]) for xy, c in at.items()}
+    width = max(2, *(len(t) for t in texts.values())) + 1
+    label = max(len(str(y0)), len(str(y1)))
+    lines = []
+    for y in range(y1, y0 - 1, -1):
+        row = "".join(texts.get((x, y), "").ljust(width) for x in range(x0, x1 + 1))
+        lines.append(f"{y:>{label}} {row}".rstrip())
+    lines.append(" " * (label + 1) + "".join(str(x).ljust(width) for x in range(x0, x1 + 1)))
+    return "\n".join(lines).rstrip()
+
+
+def _check_game(game: str) -> None:
+    if game not in READERS:
+        known = ", ".join(sorted(READERS))
+        raise VisionError(f"the camera cannot read {game!r}; it reads: {known}")
+
+
+def _image(path: PathLike) -> Image:
+    try:
+        return read_image(path)
+    except CameraError as exc:
+        raise VisionError(str(exc)) from None
+
+
+def _position(path: PathLike) -> dict[str, str]:
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise VisionError(f"cannot read position {p}: {exc.strerror or exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise VisionError(f"position {p} is not valid JSON ({exc})") from exc
+    cells = data.get("cells") if isinstance(data, Mapping) else None
+    if not isinstance(cells, Mapping):
+        raise VisionError(f'position {p} must be {{"cells": {{"a1": "RY", "b1": "", ...}}}}')
+    return {str(k): v for k, v in cells.items()}
+

@@ -1,0 +1,457 @@
+"""Finding the board in a frame: the four ArUco markers, the homography, and tracking.
+
+:func:`find_markers` runs ``cv2.aruco.ArucoDetector`` (4x4_50, ids 0-3) on a downscaled
+frame, then refines the corners to sub-pixel precision on the full frame.
+:func:`board_homography` fits the map from board coordinates (cell units,
+:mod:`vision.geometry`) to pixels from the corners of three or four markers (a plane
+needs four points; three markers give twelve, so one marker may be covered).
+
+:class:`BoardTracker` keeps that homography between frames. A tracked frame costs four tiny
+warps: each marker's patch (the marker and its quiet zone) is sampled where the homography
+says it is and compared with the marker's known pattern. While three or more still match,
+the homography stands; otherwise (the camera or the board moved, markers covered) the
+markers are detected again. :func:`warp_area` then turns the playing area into a small
+top-down image, ``px`` pixels per cell, for the classifiers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from .geometry import MARKER_IDS, MARKER_SIDE, BoardGeometry
+
+Image = npt.NDArray[np.uint8]
+Matrix = npt.NDArray[np.float64]
+Corners = npt.NDArray[np.float32]  # (4, 2): top-left, top-right, bottom-right, bottom-left
+
+__all__ = [
+    "BoardTracker",
+    "Fix",
+    "MarkersNotFoundError",
+    "VisionError",
+    "board_homography",
+    "camera_matrix",
+    "find_markers",
+    "inspect_marker",
+    "lifted",
+    "marker_match",
+    "warp_area",
+    "warp_matrix",
+]
+
+MIN_MARKERS = 3  # twelve corners fix a plane's homography; one marker may be covered
+DETECT_SIDE = 800  # the long side of the downscaled frame markers are first searched on
+MODULES = 6  # a 4x4 ArUco marker with its one-module black border
+MATCH = 0.7  # correlation of a marker patch with its pattern that counts as a match
+WHERE = {
+    0: "top left, beyond the last rank on file a",
+    1: "top right, beyond the last rank on the last file",
+    2: "bottom right, beyond rank 1 on the last file",
+    3: "bottom left, beyond a1",
+}
+
+
+class VisionError(ValueError):
+    """A picture the recogniser cannot use; the message says what is wrong and what to do."""
+
+
+class MarkersNotFoundError(VisionError):
+    """Too few of the four corner markers were found to locate the board."""
+
+    def __init__(self, missing: Sequence[int]) -> None:
+        self.missing = tuple(sorted(missing))
+        if len(self.missing) == len(MARKER_IDS):
+            message = (
+                "no board markers found: the four ArUco markers (4x4_50, ids 0-3) must be in "
+                "the picture, printed at the board's corners ('tavola vision markers' prints "
+                "them), lit and in focus"
+            )
+        else:
+            named = [f"{m} ({WHERE[m]})" for m in self.missing]
+            names = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+            which = "marker" if len(self.missing) == 1 else "markers"
+            message = (
+                f"{which} {names} not found: is something covering the board's corners, or "
+                f"is that corner outside the picture? At least {MIN_MARKERS} of the 4 are "
+                "needed"
+            )
+        super().__init__(message)
+
+
+# --------------------------------------------------------------------------- detection
+def _detector() -> cv2.aruco.ArucoDetector:
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE  # refined on the full frame
+    # Small, blurred, noisy markers (a Quinque table seen from afar): read the bits on a
+    # finer grid away from the module edges, and accept every correctable id. The four
+    # ids 0-3 of a 50-marker dictionary are far apart, and every marker found must also
+    # fit the board's geometry and pass the patch check.
+    params.errorCorrectionRate = 1.0
+    params.perspectiveRemovePixelPerCell = 8
+    params.perspectiveRemoveIgnoredMarginPerCell = 0.25
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    return cv2.aruco.ArucoDetector(dictionary, params)
+
+
+_DETECTOR = _detector()
+
+
+def _grey(image: Image) -> Image:
+    if image.ndim == 2:
+        return image
+    return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
+
+
+def find_markers(
+    image: Image, *, detect_side: int = DETECT_SIDE, geometry: BoardGeometry | None = None
+) -> dict[int, Corners]:
+    """The corners of the board markers (ids 0-3) found in a BGR or grey frame.
+
+    The search runs on a copy whose long side is ``detect_side`` pixels (0: full size);
+    markers too small there are searched for again at full size. Corners are refined to
+    sub-pixel precision on the full frame. A marker id seen twice keeps its largest copy.
+    With the board's ``geometry``, markers the detector missed are looked for where the
+    others say they must be, and kept if their patch matches (see :func:`inspect_marker`).
+    """
+    grey = _grey(image)
+    height, width = grey.shape[:2]
+    scale = 1.0
+    if detect_side and max(height, width) > detect_side:
+        scale = detect_side / max(height, width)
+    found = _detect(grey, scale)
+    if len(found) < len(MARKER_IDS) and scale < 1.0:
+        again = _detect(grey, 1.0)
+        if len(again) > len(found):
+            found = again
+    refined = {m: _refine(grey, c) for m, c in found.items()}
+    if geometry is not None and 2 <= len(refined) < len(MARKER_IDS):
+        refined.update(_complete(image, grey, geometry, refined))
+    return refined
+
+
+def _complete(image: Image, grey: Image, geometry: BoardGeometry,
+              found: Mapping[int, Corners]) -> dict[int, Corners]:
+    """Markers predicted from those found, refined, and kept if their patches match."""
+    src = np.array([geometry.marker(m) for m in found], np.float64).reshape(-1, 2)
+    dst = np.array([found[m] for m in found], np.float64).reshape(-1, 2)
+    h, _ = cv2.findHomography(src, dst, 0)
+    if h is None:
+        return {}
+    extra: dict[int, Corners] = {}
+    for m in MARKER_IDS:
+        if m in found:
+            continue
+        guess = _project(h, geometry.marker(m)).astype(np.float32)
+        if not np.all((guess >= 0) & (guess < np.array([grey.shape[1], grey.shape[0]]))):
+            continue
+        corners = _refine(grey, guess)
+        patch_h, _ = cv2.findHomography(
+            np.vstack([src, np.array(geometry.marker(m))]), np.vstack([dst, corners]), 0)
+        if patch_h is not None and inspect_marker(
+                image, np.asarray(patch_h, np.float64), geometry, m)[0] >= MATCH:
+            extra[m] = corners
+    return extra
+
+
+def _detect(grey: Image, scale: float) -> dict[int, Corners]:
+    small = grey
+    if scale < 1.0:
+        size = (round(grey.shape[1] * scale), round(grey.shape[0] * scale))
+        small = np.asarray(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), np.uint8)
+    corners, ids, _ = _DETECTOR.detectMarkers(small)
+    found: dict[int, Corners] = {}
+    if ids is None:
+        return found
+    for quad, marker in zip(corners, ids.ravel(), strict=True):
+        m = int(marker)
+        if m not in MARKER_IDS:
+            continue
+        pts = np.asarray(quad, np.float32).reshape(4, 2)
+        # Pixel centres: (x + 0.5) / scale - 0.5 maps a small-image coordinate back.
+        pts = (pts + 0.5) / scale - 0.5
+        if m not in found or _perimeter(pts) > _perimeter(found[m]):
+            found[m] = pts.astype(np.float32)
+    return found
+
+
+def _perimeter(pts: Corners) -> float:
+    return float(np.sum(np.linalg.norm(pts - np.roll(pts, 1, axis=0), axis=1)))
+
+
+def _refine(grey: Image, pts: Corners) -> Corners:
+    side = _perimeter(pts) / 4
+    win = int(max(2, min(10, side / (MODULES * 2.5))))
+    refined = pts.reshape(-1, 1, 2).copy()
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, 30, 0.01)
+    cv2.cornerSubPix(grey, refined, (win, win), (-1, -1), criteria)
+    out: Corners = refined.reshape(4, 2)
+    # A refinement that wandered off (blur, a hand at the edge) keeps the detected corner.
+    moved = np.linalg.norm(out - pts, axis=1) > win
+    out[moved] = pts[moved]
+    return out
+
+
+def board_homography(
+    geometry: BoardGeometry, corners: Mapping[int, Corners], *, max_error: float = 3.0
+) -> tuple[Matrix, frozenset[int]]:
+    """The homography board coordinates -> pixels, and the markers it rests on.
+
+    Needs :data:`MIN_MARKERS` markers. When four are found and one disagrees with the
+    other three by more than ``max_error`` pixels (a stray copy lying on the table, a bad
+    detection), it is left out. :class:`MarkersNotFoundError` when too few are usable.
+    """
+    use = sorted(m for m in corners if m in MARKER_IDS)
+    if len(use) < MIN_MARKERS:
+        raise MarkersNotFoundError([m for m in MARKER_IDS if m not in use])
+    h, error = _fit(geometry, corners, use)
+    if error <= max_error or len(use) == MIN_MARKERS:
+        return h, frozenset(use)
+    # The three that agree best; the fourth rejoins if it agrees with them.
+    fits = [_fit(geometry, corners, [m for m in use if m != out]) for out in use]
+    best = min(range(len(use)), key=lambda i: fits[i][1])
+    return fits[best][0], frozenset(m for m in use if m != use[best])
+
+
+def _fit(geometry: BoardGeometry, corners: Mapping[int, Corners], use: Sequence[int]) -> (
+        tuple[Matrix, float]):
+    """The least-squares homography of these markers' corners, and its worst error."""
+    src = np.array([geometry.marker(m) for m in use], np.float64).reshape(-1, 2)
+    dst = np.array([corners[m] for m in use], np.float64).reshape(-1, 2)
+    h, _ = cv2.findHomography(src, dst, 0)
+    if h is None:
+        raise MarkersNotFoundError([m for m in MARKER_IDS if m not in use])
+    error = float(np.linalg.norm(_project(h, src) - dst, axis=1).max()) / _size_factor(dst)
+    return np.asarray(h, np.float64), error
+
+
+def _size_factor(dst: npt.NDArray[np.float64]) -> float:
+    # Allow a larger error on a board that fills a large part of a big frame.
+    span = float(np.ptp(dst[:, 0]) + np.ptp(dst[:, 1])) / 2
+    return max(1.0, span / 600)
+
+
+def _project(h: npt.ArrayLike, pts: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    p = np.asarray(pts, np.float64).reshape(-1, 1, 2)
+    out = np.asarray(cv2.perspectiveTransform(p, np.asarray(h, np.float64)), np.float64)
+    return out.reshape(-1, 2)
+
+
+# --------------------------------------------------------------------------- warping
+def warp_matrix(px: float, x0: float, y0: float) -> Matrix:
+    """Map top-down pixel coordinates (``px`` per cell, origin at board point (x0, y0))
+    to board coordinates."""
+    return np.array(
+        [[1 / px, 0, x0 + 0.5 / px], [0, 1 / px, y0 + 0.5 / px], [0, 0, 1]], np.float64
+    )
+
+
+def warp_area(
+    image: Image,
+    homography: Matrix,
+    rect: tuple[float, float, float, float],
+    px: int,
+) -> Image:
+    """The board rectangle ``rect`` = (x0, y0, x1, y1) (cell units) seen from straight
+    above, ``px`` pixels per cell: pixel (i, j) covers board point (x0 + (j+.5)/px, ...)."""
+    x0, y0, x1, y1 = rect
+    size = (round((x1 - x0) * px), round((y1 - y0) * px))
+    inverse = homography @ warp_matrix(px, x0, y0)
+    out = cv2.warpPerspective(
+        image,
+        inverse,
+        size,
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return np.asarray(out, np.uint8)
+
+
+# --------------------------------------------------------------------------- tracking
+_PATCH_MODULE = 4  # pixels per marker module in a sampled patch
+_QUIET_MODULES = 1  # a ring of the quiet zone, expected light, around each patch
+
+
+def _pattern(marker: int) -> npt.NDArray[np.float64]:
+    """The marker's modules, light = +1, dark = -1, with a light ring of quiet zone."""
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    bits = cv2.aruco.generateImageMarker(dictionary, marker, MODULES, borderBits=1)
+    ring = np.pad(bits, _QUIET_MODULES, constant_values=255)
+    return np.where(ring > 127, 1.0, -1.0).ravel()
+
+
+_PATTERNS = {m: _pattern(m) for m in MARKER_IDS}
+
+
+def _marker_patch(
+    image: Image, homography: Matrix, geometry: BoardGeometry, marker: int
+) -> Image:
+    """The marker and a ring of its quiet zone, :data:`_PATCH_MODULE` pixels per module."""
+    (x0, y0), *_ = geometry.marker(marker)
+    module = MARKER_SIDE / MODULES
+    start = (x0 - _QUIET_MODULES * module, y0 - _QUIET_MODULES * module)
+    inverse = homography @ warp_matrix(_PATCH_MODULE / module, *start)
+    side = (MODULES + 2 * _QUIET_MODULES) * _PATCH_MODULE
+    patch = cv2.warpPerspective(
+        image, inverse, (side, side),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_CONSTANT,
+    )
+    return np.asarray(patch, np.uint8)
+
+
+def _modules(patch: Image) -> npt.NDArray[np.float32]:
+    """The mean colour (or grey) of each module's centre: (n*n, channels)."""
+    n, k = MODULES + 2 * _QUIET_MODULES, _PATCH_MODULE
+    channels = 1 if patch.ndim == 2 else patch.shape[2]
+    blocks = patch.reshape(n, k, n, k, channels)[:, 1 : k - 1, :, 1 : k - 1]
+    out: npt.NDArray[np.float32] = blocks.mean(axis=(1, 3), dtype=np.float32).reshape(-1, channels)
+    return out
+
+
+def inspect_marker(
+    image: Image, homography: Matrix, geometry: BoardGeometry, marker: int
+) -> tuple[float, tuple[float, float, float]]:
+    """(match, paper): how well the patch where ``homography`` puts ``marker`` matches
+    its pattern, as the correlation (-1 ... 1) of its modules' brightness with the known
+    modules (above :data:`MATCH`: the marker is there, within about a third of a module);
+    and the colour (BGR) of its white paper, for white balance."""
+    modules = _modules(_marker_patch(image, homography, geometry, marker))
+    grey = modules.mean(axis=1) if modules.shape[1] > 1 else modules[:, 0]
+    light = _PATTERNS[marker] > 0
+    paper = np.median(modules[light], axis=0) if modules.shape[1] == 3 else np.repeat(
+        np.median(grey[light]), 3)
+    colour = (float(paper[0]), float(paper[1]), float(paper[2]))
+    if float(grey.std()) < 8:  # a flat patch: covered, or nothing there
+        return 0.0, colour
+    return float(np.corrcoef(grey, _PATTERNS[marker])[0, 1]), colour
+
+
+def marker_match(image: Image, homography: Matrix, geometry: BoardGeometry, marker: int) -> float:
+    """The match score of :func:`inspect_marker` alone."""
+    return inspect_marker(image, homography, geometry, marker)[0]
+
+
+# --------------------------------------------------------------------------- the camera
+def camera_matrix(width: int, height: int, fov: float) -> Matrix:
+    """A pinhole camera's intrinsics: horizontal field of view ``fov`` degrees, square
+    pixels, the principal point in the middle of the frame."""
+    f = width / (2 * np.tan(np.radians(fov) / 2))
+    return np.array([[f, 0, (width - 1) / 2], [0, f, (height - 1) / 2], [0, 0, 1]], np.float64)
+
+
+def lifted(homography: Matrix, camera: Matrix, height: float) -> Matrix:
+    """The homography of the plane ``height`` cells above the board (the tops of pieces),
+    from the board's own homography and the camera's intrinsics.
+
+    Seen at a tilt, the top of a tall piece is displaced from its foot: a Quixo cube's top
+    by up to two thirds of a cell. Decomposing ``homography`` = K [r1 r2 t] gives the
+    camera's pose, and the plane at ``height`` is K [r1 r2 t + height n], n the board's
+    normal towards the camera.
+    """
+    if height == 0:
+        return homography
+    m = np.linalg.inv(camera) @ homography
+    scale = (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1])) / 2
+    r1, r2, t = m[:, 0] / scale, m[:, 1] / scale, m[:, 2] / scale
+    r3 = np.cross(r1, r2)
+    r3 /= np.linalg.norm(r3)
+    centre = -np.column_stack([r1, r2, r3]).T @ t  # the camera, in board coordinates
+    up = r3 if centre[2] > 0 else -r3
+    h = camera @ np.column_stack([r1, r2, t + height * up])
+    out: Matrix = h / h[2, 2]
+    return out
+
+
+BGR = tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class Fix:
+    """Where the board is in one frame.
+
+    ``homography`` maps board coordinates to pixels; ``seen`` are the markers confirmed in
+    this frame (their patches match); ``paper`` the colour of each seen marker's white
+    paper (a white reference at each corner); ``redetected`` says whether the markers were
+    searched for afresh (a slower frame).
+    """
+
+    homography: Matrix
+    seen: frozenset[int]
+    redetected: bool
+    paper: Mapping[int, BGR] = field(default_factory=dict)
+
+    @property
+    def missing(self) -> tuple[int, ...]:
+        """The markers not confirmed in this frame, in id order."""
+        return tuple(m for m in MARKER_IDS if m not in self.seen)
+
+
+@dataclass
+class BoardTracker:
+    """Keeps the board's homography from frame to frame (see the module docstring).
+
+    ``redetect_every``: also search for the markers afresh every that many frames (0:
+    only when the tracked homography stops matching). ``detect_side``: the long side of
+    the downscaled frame searched first.
+    """
+
+    geometry: BoardGeometry
+    redetect_every: int = 0
+    detect_side: int = DETECT_SIDE
+    homography: Matrix | None = None
+    _frames_since: int = field(default=0, repr=False)
+
+    def reset(self) -> None:
+        """Forget the board's position: the next frame searches for the markers."""
+        self.homography = None
+
+    def check(self, image: Image, homography: Matrix | None = None) -> dict[int, BGR]:
+        """The markers whose patches match ``homography`` (default: the tracked one) in
+        ``image``, with their paper colours."""
+        h = self.homography if homography is None else homography
+        if h is None:
+            return {}
+        seen: dict[int, BGR] = {}
+        for m in MARKER_IDS:
+            score, paper = inspect_marker(image, h, self.geometry, m)
+            if score >= MATCH:
+                seen[m] = paper
+        return seen
+
+    def update(self, image: Image) -> Fix:
+        """Locate the board in ``image``; :class:`MarkersNotFoundError` if it cannot be.
+
+        The tracked homography is kept while at least :data:`MIN_MARKERS` marker patches
+        still match it (a covered marker costs no search: the rest pin the board down);
+        otherwise the markers are detected afresh.
+        """
+        self._frames_since += 1
+        periodic = self.redetect_every > 0 and self._frames_since >= self.redetect_every
+        if self.homography is not None and not periodic:
+            seen = self.check(image)
+            if len(seen) >= MIN_MARKERS:
+                return Fix(self.homography, frozenset(seen), False, seen)
+        return self.redetect(image)
+
+    def redetect(self, image: Image) -> Fix:
+        """Search for the markers afresh and refit the homography."""
+        self._frames_since = 0
+        corners = find_markers(image, detect_side=self.detect_side, geometry=self.geometry)
+        try:
+            h, _ = board_homography(self.geometry, corners)
+        except MarkersNotFoundError:
+            # Too few markers detected: keep a homography that enough marker patches still
+            # confirm (a blurred frame can hide a marker from the detector, not the check).
+            seen = self.check(image)
+            if self.homography is not None and len(seen) >= MIN_MARKERS:
+                return Fix(self.homography, frozenset(seen), True, seen)
+            raise
+        seen = self.check(image, h)
+        if len(seen) < MIN_MARKERS:  # detected, but the fit does not hold: say which
+            raise MarkersNotFoundError([m for m in MARKER_IDS if m not in seen])
+        self.homography = h
+        return Fix(h, frozenset(seen), True, seen)

@@ -1,0 +1,608 @@
+"""Per-game readers: a top-down, white-balanced image of the playing area -> cell tokens.
+
+Every reader works on a float32 BGR image of the area, ``px`` pixels per cell, warped at
+the ``height`` of the faces it reads (the plane of the pieces' tops), converted to Lab.
+Each cell is a ``px`` x ``px`` block; its regions (a centre disc, an annulus, the four
+corners, the quadrants) are fixed masks, so a whole board is read with a few vectorised
+statistics. Features are compared with prototypes (:class:`Prototypes`): each token's
+typical feature vector and spread. The defaults describe the nominal set of BOARD.md under
+white-balanced light; a calibration (:mod:`vision.calibrate`) replaces them with the
+colours of the real set in the real room.
+
+- morris, draughts (:class:`DiscReader`): the colour of a ring inside the disc against the
+  cell's own bare corners (light, dark, or the board itself), and for kings the gold crown.
+- tessere (:class:`TessereReader`): every pixel of the cell is given the nearest colour of
+  R Y G B K, the board and the grout; each quadrant's majority is a tessera; the token is
+  the set of the four colours (RULES.md order), ``K`` for a block.
+- quixo (:class:`QuixoReader`): dark marks on the light cube face, measured against the
+  face's own clean corners: a dark centre is an X, a dark ring with a light centre an O;
+  with four players the darkest of the four dot spots gives the direction. Cube tops are
+  almost a cell above the board, so their plane is fitted to the picture (the grid of
+  light faces between dark seams), not only computed from the camera model.
+- sequence-kids (:class:`ChipReader`): a chip is a disc of one uniform colour; an animal
+  picture is not. Eight sectors of a ring and the centre must agree, and their colour must
+  be a chip colour. With a calibration, each cell's bare picture is known too.
+
+The confidence of a cell (0-1) is the margin between the best and the second-best
+prototype in units of their spread, lowered when the best is far off (a hand, a foreign
+object).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from .detect import Image, Matrix, lifted, warp_area
+from .geometry import BoardGeometry, geometry_for
+from .light import Float, lab, shade_free
+
+__all__ = [
+    "ChipReader",
+    "DiscReader",
+    "DraughtsReader",
+    "MorrisReader",
+    "Prototypes",
+    "QuixoReader",
+    "Reader",
+    "TessereReader",
+]
+
+Bool = npt.NDArray[np.bool_]
+Cells = dict[str, str]
+Confidence = dict[str, float]
+
+
+# --------------------------------------------------------------------------- prototypes
+@dataclass
+class Prototypes:
+    """Feature centres of named classes, with one spread per feature (the distance unit)."""
+
+    names: list[str]
+    centres: npt.NDArray[np.float64]  # (classes, features)
+    spread: npt.NDArray[np.float64]  # (features,)
+
+    @classmethod
+    def of(cls, table: Mapping[str, Sequence[float]], spread: Sequence[float]) -> Prototypes:
+        return cls(list(table), np.array(list(table.values()), np.float64),
+                   np.array(spread, np.float64))
+
+    def distances(self, x: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """Scaled distances (n, classes) of feature rows ``x`` (n, features)."""
+        d = (np.asarray(x, np.float64)[:, None, :] - self.centres[None]) / self.spread
+        out: npt.NDArray[np.float64] = np.sqrt((d * d).sum(axis=2))
+        return out
+
+    def nearest(self, x: Float) -> npt.NDArray[np.intp]:
+        """The index of the nearest class of each row (many rows: pixels), quickly."""
+        scale = (1 / self.spread).astype(np.float32)
+        rows = np.asarray(x, np.float32).reshape(-1, self.centres.shape[1]) * scale
+        centres = (self.centres * (1 / self.spread)).astype(np.float32)
+        # |x - c|^2 = |x|^2 - 2 x.c + |c|^2; |x|^2 is the same for every class.
+        scores = rows @ (-2 * centres.T) + (centres * centres).sum(axis=1)
+        out: npt.NDArray[np.intp] = np.argmin(scores, axis=1)
+        return out
+
+    def classify(self, x: npt.ArrayLike) -> tuple[list[str], npt.NDArray[np.float64]]:
+        """The nearest class of each row and a confidence (0-1): the margin to the second
+        nearest in spreads (2 or more: sure), lowered when even the nearest is far."""
+        d = self.distances(x)
+        order = np.argsort(d, axis=1)
+        rows = np.arange(len(d))
+        best, second = d[rows, order[:, 0]], d[rows, order[:, 1]]
+        confidence = np.clip((second - best) / 2.0, 0, 1) * np.clip(4.0 / np.maximum(best, 1e-9),
+                                                                      0, 1) ** 2
+        return [self.names[i] for i in order[:, 0]], confidence
+
+    def fitted(self, x: npt.ArrayLike, labels: Sequence[str]) -> Prototypes:
+        """These prototypes with each class seen in ``labels`` moved to its rows' mean."""
+        x = np.asarray(x, np.float64)
+        centres = self.centres.copy()
+        for i, name in enumerate(self.names):
+            rows = [k for k, label in enumerate(labels) if label == name]
+            if rows:
+                centres[i] = x[rows].mean(axis=0)
+        return Prototypes(list(self.names), centres, self.spread.copy())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"centres": {n: [round(float(v), 3) for v in c]
+                            for n, c in zip(self.names, self.centres, strict=True)},
+                "spread": [round(float(v), 4) for v in self.spread]}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Prototypes:
+        return cls.of(d["centres"], d["spread"])
+
+
+# --------------------------------------------------------------------------- cell blocks
+class Blocks:
+    """A top-down area image cut into cells: ``px`` x ``px`` blocks and masks on them."""
+
+    def __init__(self, px: int) -> None:
+        self.px = px
+        c = (np.arange(px) + 0.5) / px - 0.5
+        self.u, self.v = np.meshgrid(c, c)  # cell-relative, -0.5 .. 0.5, v downwards
+        self.r = np.hypot(self.u, self.v)
+        self.angle = np.arctan2(self.v, self.u)
+
+    def cut(self, image: Float, geometry: BoardGeometry, cells: Sequence[str]) -> Float:
+        """(cells, px, px, channels) blocks of ``image`` (the area, origin at its top left)."""
+        px = self.px
+        ranks, files = geometry.ranks, geometry.files
+        grid = image.reshape(ranks, px, files, px, -1).transpose(0, 2, 1, 3, 4)
+        index = [geometry.position(c) for c in cells]
+        rows = np.array([ranks - 1 - r for _, r in index])
+        cols = np.array([f for f, _ in index])
+        out: Float = grid[rows, cols]
+        return out
+
+    def ring(self, r0: float, r1: float) -> Bool:
+        return (self.r >= r0) & (self.r < r1)
+
+    def corners(self, lo: float, hi: float = 0.5) -> Bool:
+        au, av = np.abs(self.u), np.abs(self.v)
+        return (au >= lo) & (au < hi) & (av >= lo) & (av < hi)
+
+    def sectors(self, r0: float, r1: float, n: int) -> list[Bool]:
+        ring = self.ring(r0, r1)
+        k = ((self.angle + np.pi) / (2 * np.pi) * n).astype(int) % n
+        return [ring & (k == i) for i in range(n)]
+
+
+def _median(blocks: Float, mask: Bool) -> Float:
+    """Per-cell median colour over a mask: (cells, channels)."""
+    out: Float = np.median(blocks[:, mask], axis=1)
+    return out
+
+
+# --------------------------------------------------------------------------- the base
+class Reader:
+    """Reads one game's cells. Subclasses set the class attributes and write
+    :meth:`features`/:meth:`decide` (or override :meth:`read`).
+
+    ``height``: cells above the board of the faces read; ``px``: pixels per cell of the
+    warp. :meth:`calibrate` measures the prototypes on a frame of a known position and
+    returns them as a JSON-able dict; :meth:`load` takes such a dict.
+    """
+
+    game: ClassVar[str]
+    height: ClassVar[float] = 0.0
+    px: ClassVar[int] = 32
+
+    def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
+                 start: Mapping[str, str] | None = None) -> None:
+        self.players = players
+        self.geometry = geometry_for(self.game)
+        self.cells: tuple[str, ...] = self.geometry.cells
+        self.blocks = Blocks(self.px)
+        if params:
+            self.load(params)
+
+    @property
+    def rect(self) -> tuple[float, float, float, float]:
+        """The board rectangle warped: the playing area."""
+        return (0.0, 0.0, float(self.geometry.files), float(self.geometry.ranks))
+
+    def planes(self, homography: Matrix, camera: Matrix, image: Image) -> list[Matrix]:
+        """The homographies (board -> pixels) of the planes read: the pieces' tops."""
+        return [lifted(homography, camera, self.height)]
+
+    def cut(self, tops: Sequence[Float]) -> list[Float]:
+        """Each plane's area image as Lab cell blocks (cells, px, px, 3)."""
+        return [self.blocks.cut(lab(top), self.geometry, self.cells) for top in tops]
+
+    def read(self, tops: Sequence[Float]) -> tuple[Cells, Confidence]:
+        """Tokens and confidences of every cell, from white-balanced area images of the
+        planes :meth:`planes` gave."""
+        tokens, confidence = self.decide(self.cut(tops))
+        return (dict(zip(self.cells, tokens, strict=True)),
+                {c: float(p) for c, p in zip(self.cells, confidence, strict=True)})
+
+    def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
+        raise NotImplementedError
+
+    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
+        """Fit this reader to a frame whose position is known; returns its parameters."""
+        raise NotImplementedError
+
+    def load(self, params: Mapping[str, Any]) -> None:
+        """Use parameters from :meth:`calibrate`."""
+        raise NotImplementedError
+
+
+# --------------------------------------------------------------------------- discs
+class DiscReader(Reader):
+    """Morris and draughts: light and dark discs; draughts kings by their gold crown."""
+
+    height = 0.15  # a disc's top
+    # The disc's middle minus the cell's bare corners, in Lab: the board reads (0, 0, 0)
+    # whatever the light, a light or dark disc reads lighter or darker and greyer.
+    DEFAULT: ClassVar[dict[str, tuple[float, float, float]]] = {}
+    SPREAD: ClassVar[tuple[float, float, float]] = (9.0, 5.0, 5.0)
+    CROWN = 20.0  # spread of Lab b across a disc's middle above which it is a king's crown
+
+    def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
+                 start: Mapping[str, str] | None = None) -> None:
+        self.prototypes = Prototypes.of(self.DEFAULT, self.SPREAD)
+        super().__init__(players, params, start)
+        b = self.blocks
+        self._rim = b.ring(0.0, 0.3)
+        self._bare = b.ring(0.58, 0.8) & b.corners(0.3)
+        self._disc = b.ring(0.0, 0.33)
+        self.kings = self.game == "draughts"
+
+    def features(self, blocks: Float) -> npt.NDArray[np.float64]:
+        rim = _median(blocks, self._rim)
+        bare = _median(blocks, self._bare)
+        return (rim - bare).astype(np.float64)
+
+    def planes(self, homography: Matrix, camera: Matrix, image: Image) -> list[Matrix]:
+        """Men's tops; for draughts also kings' (a double stack, twice as high)."""
+        tops = [lifted(homography, camera, self.height)]
+        if self.kings:
+            tops.append(lifted(homography, camera, 2 * self.height))
+        return tops
+
+    def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
+        features = self.features(planes[0])
+        tokens, confidence = self.prototypes.classify(features)
+        if not self.kings:
+            return tokens, confidence
+        # A crown is a king whatever the ring's colour says (gold shifts it), seen on the
+        # kings' plane: light or dark by its lightness against the bare corners there.
+        crown = self._crown(planes[1])
+        bare = _median(planes[1], self._bare)[:, 0]
+        # A king's disc colour without its crown: the darker quarter of its middle (gold is
+        # darker than cream but far lighter than black).
+        lightness = np.percentile(planes[1][:, self._disc, 0], 25, axis=1) - bare
+        for i, t in enumerate(tokens):
+            sure = float(np.clip(abs(crown[i] - self.CROWN) / 6.0, 0, 1))
+            if crown[i] > self.CROWN:
+                tokens[i] = ("W" if lightness[i] > 0 else "B") + "K"
+                confidence[i] = min(sure, float(np.clip(abs(lightness[i]) / 10, 0, 1)))
+            elif t:
+                confidence[i] = min(confidence[i], sure)
+        return tokens, confidence
+
+    def _crown(self, blocks: Float) -> npt.NDArray[np.float64]:
+        """How gold the disc's middle is: the spread of yellowness (Lab b) across it. A
+        man's top is one colour; a king's has a gold ring on cream or black."""
+        b = blocks[:, self._disc, 2]
+        hi, lo = np.percentile(b, [90, 10], axis=1)
+        out: npt.NDArray[np.float64] = (hi - lo).astype(np.float64)
+        return out
+
+    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
+        blocks = self.cut(tops)[0]
+        labels = [truth.get(c, "")[:1] for c in self.cells]
+        self.prototypes = self.prototypes.fitted(self.features(blocks), labels)
+        return {"prototypes": self.prototypes.to_dict()}
+
+    def load(self, params: Mapping[str, Any]) -> None:
+        self.prototypes = Prototypes.from_dict(params["prototypes"])
+
+
+class MorrisReader(DiscReader):
+    """Morris: discs on the points of a light wooden board."""
+
+    game = "morris"
+    DEFAULT: ClassVar[dict[str, tuple[float, float, float]]] = {
+        "": (-1.5, -0.8, -1.3), "W": (27.0, -7.3, -15.0), "B": (-48.0, -4.3, -25.5)}
+
+
+class DraughtsReader(DiscReader):
+    """Draughts: men and kings on the dark squares."""
+
+    game = "draughts"
+    DEFAULT: ClassVar[dict[str, tuple[float, float, float]]] = {
+        "": (0.0, 1.6, 0.4), "W": (56.0, -12.6, -13.0), "B": (-18.0, -9.4, -23.0)}
+
+
+# --------------------------------------------------------------------------- tessere
+class TessereReader(Reader):
+    """tessere: four tesserae per checker; the token is their colour set."""
+
+    game = "tessere"
+    height = 0.12
+    COLOURS: ClassVar[dict[str, tuple[float, float, float]]] = {
+        # Lab of the nominal set; "board" and "grout" are what is not a tessera
+        "R": (45.0, 62.0, 42.0),
+        "Y": (82.0, 0.0, 78.0),
+        "G": (56.0, -48.0, 44.0),
+        "B": (42.0, 12.0, -50.0),
+        "K": (13.0, 0.0, 0.0),
+        "board": (84.0, 5.0, 20.0),
+        "grout": (81.0, -1.0, 1.0),
+    }
+    # in shade-free Lab (vision.light.shade_free): lightness counts less than colour
+    SPREAD: ClassVar[tuple[float, float, float]] = (22.0, 7.0, 7.0)
+
+    def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
+                 start: Mapping[str, str] | None = None) -> None:
+        nominal = shade_free(np.array(list(self.COLOURS.values()), np.float32))
+        self.colours = Prototypes.of(dict(zip(self.COLOURS, nominal.tolist(), strict=True)),
+                                     self.SPREAD)
+        super().__init__(players, params, start)
+        b = self.blocks
+        au, av = np.abs(b.u), np.abs(b.v)
+        inner = (au >= 0.07) & (au < 0.36) & (av >= 0.07) & (av < 0.36)
+        self._quadrants = [inner & (np.sign(b.u) == su) & (np.sign(b.v) == sv)
+                           for su, sv in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+
+    def cut(self, tops: Sequence[Float]) -> list[Float]:
+        """Cell blocks in shade-free Lab (pixels are compared with colours, not shades)."""
+        return [shade_free(b) for b in super().cut(tops)]
+
+    def _votes(self, blocks: Float) -> npt.NDArray[np.float64]:
+        """(cells, 4 quadrants, colours): the share of each colour in each quadrant."""
+        k = len(self.colours.names)
+        out = np.zeros((len(blocks), 4, k))
+        for q, mask in enumerate(self._quadrants):
+            pix = blocks[:, mask].reshape(-1, 3)
+            nearest = self.colours.nearest(pix).reshape(len(blocks), -1)
+            for i in range(k):
+                out[:, q, i] = (nearest == i).mean(axis=1)
+        return out
+
+    def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
+        blocks = planes[0]
+        votes = self._votes(blocks)
+        names = self.colours.names
+        tessera = [i for i, n in enumerate(names) if n in "RYGBK"]
+        board = names.index("board")
+        tokens: list[str] = []
+        confidence = np.ones(len(blocks))
+        for i, v in enumerate(votes):
+            piece = v[:, tessera].sum(axis=1)  # per quadrant: share that is a tessera
+            if piece.mean() < 0.5:
+                # Empty only if it looks like the bare board (grout alone, or a foreign
+                # object, is something else: unsure).
+                tokens.append("")
+                bare = float(v[:, board].mean())
+                confidence[i] = float(np.clip((bare - 0.5) / 0.25, 0, 1))
+                continue
+            shares = v[:, tessera]
+            order = np.argsort(shares, axis=1)
+            best = shares[np.arange(4), order[:, -1]]
+            second = shares[np.arange(4), order[:, -2]]
+            colours = {names[tessera[j]] for j in order[:, -1]}
+            confidence[i] = float(np.clip(((best - second) / 0.3).min(), 0, 1)) * float(
+                np.clip((piece.mean() - 0.5) / 0.25, 0, 1))
+            if "K" in colours:
+                if colours != {"K"}:
+                    confidence[i] = 0.0
+                tokens.append("K")
+            else:
+                tokens.append("".join(c for c in "RYGB" if c in colours))
+        return tokens, confidence
+
+    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
+        blocks = self.cut(tops)[0]
+        # Each known colour: pixels of cells holding only that colour, near the middle of
+        # a quadrant; the board: empty cells.
+        inner = np.zeros_like(self._quadrants[0])
+        for m in self._quadrants:
+            inner |= m
+        rows: list[Float] = []
+        labels: list[str] = []
+        for i, cell in enumerate(self.cells):
+            token = truth.get(cell, "")
+            name = "board" if not token else token if len(token) == 1 else None
+            if name is None:
+                continue
+            rows.append(np.median(blocks[i][inner], axis=0)[None])
+            labels.append(name)
+        if rows:
+            self.colours = self.colours.fitted(np.concatenate(rows), labels)
+        return {"colours": self.colours.to_dict()}
+
+    def load(self, params: Mapping[str, Any]) -> None:
+        self.colours = Prototypes.from_dict(params["colours"])
+
+
+# --------------------------------------------------------------------------- quixo
+class QuixoReader(Reader):
+    """Quixo: blank, O or X on the cube's top face; with four players, the dot too."""
+
+    game = "quixo"
+    height = 0.92  # a cube's top
+    DEFAULT: ClassVar[dict[str, tuple[float, float]]] = {
+        # (dark share of the centre, dark share of the ring where an O's line runs)
+        ".": (0.0, 0.02),
+        "O": (0.0, 0.95),
+        "X": (1.0, 0.35),
+    }
+    SPREAD: ClassVar[tuple[float, float]] = (0.16, 0.16)
+    DARK = 22.0  # L below the face's own corners that counts as a mark
+
+    def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
+                 start: Mapping[str, str] | None = None) -> None:
+        self.prototypes = Prototypes.of(self.DEFAULT, self.SPREAD)
+        super().__init__(players, params, start)
+        b = self.blocks
+        self._face = b.corners(0.3, 0.42)
+        self._centre = b.ring(0.0, 0.1)
+        self._ring = b.ring(0.19, 0.29)
+        self._dots = {d: np.hypot(b.u - x, b.v - y) < 0.055
+                      for d, (x, y) in (("n", (0, -0.36)), ("e", (0.36, 0)), ("s", (0, 0.36)),
+                                        ("w", (-0.36, 0)))}
+        self._fitted: tuple[int, Matrix] | None = None  # (id of the homography, plane)
+
+    def planes(self, homography: Matrix, camera: Matrix, image: Image) -> list[Matrix]:
+        """The cube tops' plane: the camera model's, then fitted to the picture (once per
+        homography: the camera and the board stay put while cubes move)."""
+        key = id(homography)
+        if self._fitted is None or self._fitted[0] != key:
+            model = lifted(homography, camera, self.height)
+            self._fitted = (key, fit_top_grid(image, model, self.geometry))
+        return [self._fitted[1]]
+
+    def _dark(self, blocks: Float) -> Bool:
+        face = _median(blocks[..., :1], self._face)[:, 0]
+        dark: Bool = blocks[..., 0] < face[:, None, None] - self.DARK
+        return dark
+
+    def features(self, blocks: Float) -> npt.NDArray[np.float64]:
+        dark = self._dark(blocks)
+        return np.column_stack([dark[:, self._centre].mean(axis=1),
+                                dark[:, self._ring].mean(axis=1)]).astype(np.float64)
+
+    def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
+        blocks = planes[0]
+        tokens, confidence = self.prototypes.classify(self.features(blocks))
+        if self.players == 4:
+            dark = self._dark(blocks)
+            spots = np.column_stack([dark[:, m].mean(axis=1) for m in self._dots.values()])
+            names = list(self._dots)
+            for i, t in enumerate(tokens):
+                if t == ".":
+                    continue
+                order = np.argsort(spots[i])
+                tokens[i] = t + names[order[-1]]
+                margin = spots[i][order[-1]] - spots[i][order[-2]]
+                confidence[i] = min(confidence[i], float(np.clip(margin / 0.4, 0, 1)))
+        return tokens, confidence
+
+    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
+        blocks = self.cut(tops)[0]
+        labels = [truth.get(c, ".")[:1] or "." for c in self.cells]
+        self.prototypes = self.prototypes.fitted(self.features(blocks), labels)
+        return {"prototypes": self.prototypes.to_dict()}
+
+    def load(self, params: Mapping[str, Any]) -> None:
+        self.prototypes = Prototypes.from_dict(params["prototypes"])
+
+
+_FIT_PX = 12  # pixels per cell of the image the cube grid is fitted on
+_FIT_MARGIN = 0.6
+
+
+def fit_top_grid(image: Image, model: Matrix, geometry: BoardGeometry) -> Matrix:
+    """Refine the plane of a full grid of cube tops: the top faces' clean corners light,
+    the seams between cubes dark.
+
+    Seen from the camera, the plane at a height is the board plane scaled about the point
+    under the camera, so the model's error is a scale and a shift: they are searched
+    coarse to fine (a few tens of milliseconds, once per camera position).
+    """
+    w, h = geometry.files, geometry.ranks
+    m = _FIT_MARGIN
+    rect = (-m, -m, w + m, h + m)
+    light = lab(warp_area(image, model, rect, _FIT_PX))[:, :, 0]
+    centres = np.array([(f + 0.5, r + 0.5) for r in range(h) for f in range(w)])
+    corner = np.array([(sx * 0.37, sy * 0.37) for sx in (-1, 1) for sy in (-1, 1)])
+    # Seams are sampled all along: a cube's middle column also crosses dark marks (an O's
+    # ring), but only in places.
+    along = np.linspace(-0.42, 0.42, 7)
+    seam = np.array([(sx * 0.5, t) for sx in (-1, 1) for t in along]
+                    + [(t, sy * 0.5) for sy in (-1, 1) for t in along])
+    corners = (centres[:, None] + corner[None]).reshape(-1, 2)
+    seams = (centres[:, None] + seam[None]).reshape(-1, 2)
+    middle = np.array([w / 2, h / 2])
+
+    def score(tx: npt.NDArray[np.float64], ty: npt.NDArray[np.float64],
+              s: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        means = []
+        for pts in (corners, seams):
+            q = middle + s[..., None, None] * (pts - middle) + np.stack([tx, ty], -1)[..., None, :]
+            col = ((q[..., 0] + m) * _FIT_PX - 0.5).astype(np.float32).reshape(-1, len(pts))
+            row = ((q[..., 1] + m) * _FIT_PX - 0.5).astype(np.float32).reshape(-1, len(pts))
+            v = cv2.remap(light, col, row, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            means.append(v.reshape(*q.shape[:-1]).mean(axis=-1))
+        out: npt.NDArray[np.float64] = (means[0] - means[1]).astype(np.float64)
+        return out
+
+    tx, ty, s = 0.0, 0.0, 1.0
+    for step, scale_step, n in ((0.1, 0.02, 4), (0.025, 0.01, 4), (0.0125, 0.005, 1)):
+        shifts = np.arange(-n, n + 1) * step
+        scales = np.arange(-3, 4) * scale_step
+        gx, gy, gs = np.meshgrid(tx + shifts, ty + shifts, s + scales, indexing="ij")
+        best = np.unravel_index(int(np.argmax(score(gx, gy, gs))), gx.shape)
+        tx, ty, s = float(gx[best]), float(gy[best]), float(gs[best])
+    # Model-plane point p is seen at middle + s (p - middle) + t.
+    refine = np.array([[s, 0, middle[0] * (1 - s) + tx], [0, s, middle[1] * (1 - s) + ty],
+                       [0, 0, 1]])
+    out: Matrix = np.asarray(model @ refine, np.float64)
+    out /= out[2, 2]
+    return out
+
+
+# --------------------------------------------------------------------------- sequence
+class ChipReader(Reader):
+    """sequence-kids: R Y B G chips over busy animal pictures; the free corners are ''."""
+
+    game = "sequence-kids"
+    height = 0.06
+    COLOURS: ClassVar[dict[str, tuple[float, float, float]]] = {
+        "R": (45.0, 63.0, 43.0),
+        "Y": (83.0, -5.0, 80.0),
+        "B": (46.0, 10.0, -50.0),
+        "G": (58.0, -48.0, 45.0),
+    }
+    SPREAD: ClassVar[tuple[float, float, float]] = (20.0, 9.0, 9.0)
+    UNIFORM = 0.87  # the share of a cell's middle a chip's colour covers at least
+    NEAR = 4.8  # the largest distance (in spreads) of a chip's colour from its prototype
+    FREE = ("a1", "f1", "a7", "f7")
+
+    def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
+                 start: Mapping[str, str] | None = None) -> None:
+        self.colours = Prototypes.of(self.COLOURS, self.SPREAD)
+        self.bare: dict[str, list[list[float]]] = {}  # cell -> bare picture's part colours
+        super().__init__(players, params, start)
+        b = self.blocks
+        self._parts = [b.ring(0.0, 0.09), *b.sectors(0.1, 0.25, 8)]
+        self._middle = b.ring(0.0, 0.25)
+
+    def features(self, blocks: Float) -> Float:
+        """(cells, 9 parts, Lab): the centre and eight sectors of a ring."""
+        out: Float = np.stack([_median(blocks, m) for m in self._parts], axis=1)
+        return out
+
+    def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
+        blocks = planes[0]
+        parts = self.features(blocks)
+        colour = np.median(parts, axis=1)
+        # A chip covers the whole middle of its cell in one colour; a picture's blobs do
+        # not (the largest covers about four fifths of it).
+        middle = blocks[:, self._middle, 1:]
+        share = (np.linalg.norm(middle - colour[:, None, 1:], axis=2) < 15.0).mean(axis=1)
+        names, conf = self.colours.classify(colour)
+        nearest = self.colours.distances(colour).min(axis=1)
+        tokens: list[str] = []
+        confidence = np.ones(len(blocks))
+        for i, cell in enumerate(self.cells):
+            if cell in self.FREE:
+                tokens.append("")
+                continue
+            evidence = min((share[i] - self.UNIFORM) / 0.04,  # > 0: one colour
+                           (self.NEAR - nearest[i]) / 0.8)  # > 0: a chip's colour
+            if cell in self.bare:
+                same = np.linalg.norm(parts[i, :, 1:] - np.array(self.bare[cell])[:, 1:],
+                                      axis=1).mean()
+                evidence = min(evidence, (same - 10.0) / 5.0)
+            if evidence > 0:
+                tokens.append(names[i])
+                confidence[i] = min(float(conf[i]), float(np.clip(evidence, 0, 1)))
+            else:
+                tokens.append("")
+                confidence[i] = float(np.clip(-evidence, 0, 1))
+        return tokens, confidence
+
+    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
+        blocks = self.cut(tops)[0]
+        parts = self.features(blocks)
+        colour = np.median(parts, axis=1)
+        labels = [truth.get(c, "") for c in self.cells]
+        self.colours = self.colours.fitted(colour, labels)
+        self.bare = {c: [[round(float(v), 2) for v in p] for p in parts[i]]
+                     for i, c in enumerate(self.cells) if not labels[i] and c not in self.FREE}
+        return {"colours": self.colours.to_dict(), "bare": self.bare}
+
+    def load(self, params: Mapping[str, Any]) -> None:
+        self.colours = Prototypes.from_dict(params["colours"])
+        self.bare = {c: v for c, v in dict(params.get("bare", {})).items()}
