@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, Self, runtime_checkable
 
 Capability = Literal["occupancy", "identity"]
 RGB = tuple[int, int, int]
@@ -92,7 +92,7 @@ class Closing:
     def close(self) -> None:  # pragma: no cover - overridden
         pass
 
-    def __enter__(self) -> Closing:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(

@@ -43,7 +43,6 @@ import os
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Self
 
 from vision.calibrate import Calibration
 from vision.classify import Reading, Recogniser
@@ -123,9 +122,6 @@ class CameraSensor(Closing):
         self._busy = False
         self.frames = 0  # frames read, for status and tests
         self.skipped = 0  # frames skipped for a hand over the board
-
-    def __enter__(self) -> Self:
-        return self
 
     # ------------------------------------------------------------ SensorBackend
     @property

@@ -33,7 +33,7 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any
 
 from . import BackendUnavailableError
 from .base import RGB, Closing, Frame
@@ -167,9 +167,6 @@ class NeoPixelStrip(Closing):
             self._release()
             raise
         self._closed = False
-
-    def __enter__(self) -> Self:
-        return self
 
     @property
     def count(self) -> int:

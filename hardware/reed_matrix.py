@@ -63,7 +63,7 @@ from collections.abc import (
     Sequence,
 )
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any
 
 import gpiozero  # type: ignore[import-untyped]
 from gpiozero.pins.mock import MockFactory, MockPin  # type: ignore[import-untyped]
@@ -297,9 +297,6 @@ class ReedMatrix(Closing):
         self.debounce_state = Debounce(
             dict.fromkeys(self.cells, False), debounce=self.debounce, min_reads=self.min_reads
         )
-
-    def __enter__(self) -> Self:
-        return self
 
     def _open_pins(self) -> None:
         for key, pins, out in (("row_pins", self.row_pins, self._rows),

@@ -32,7 +32,7 @@ import select
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 import serial
 
@@ -419,9 +419,6 @@ class SerialBoard(Closing):
         self.link.listening = True
         self._closed = False
 
-    def __enter__(self) -> Self:
-        return self
-
     @property
     def cells(self) -> tuple[str, ...]:
         """Every sensed name: the layout's board cells, then its tray slots."""
@@ -486,9 +483,6 @@ class SerialLeds(Closing):
             reconnect_interval=reconnect_interval, clock=clock)
         self.link.attach_strip(layout.led_count, layout.color_order, brightness)
         self._closed = False
-
-    def __enter__(self) -> Self:
-        return self
 
     @property
     def count(self) -> int:

@@ -39,7 +39,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Self, TextIO
+from typing import TextIO
 
 from .base import (
     EMPTY,
@@ -142,9 +142,6 @@ class SimSensor(Closing):
         self._emit(self.now)
         if script is not None:
             self.load_script(script)
-
-    def __enter__(self) -> Self:
-        return self
 
     # ------------------------------------------------------------ SensorBackend
     @property
@@ -435,9 +432,6 @@ class SimLeds(Closing):
         self.frames: list[ShownFrame] = []
         self.closed = False
 
-    def __enter__(self) -> Self:
-        return self
-
     @property
     def count(self) -> int:
         """The number of LEDs on the strip."""
@@ -523,9 +517,6 @@ class NoLeds(Closing):
     def __init__(self, layout: Layout, *, brightness: float = 1.0) -> None:
         self.layout = layout
         self.brightness = brightness
-
-    def __enter__(self) -> Self:
-        return self
 
     @property
     def count(self) -> int:
