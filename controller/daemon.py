@@ -227,8 +227,10 @@ class Daemon:
 
     def _start_new_game(self, game: Game[Any] | None = None) -> None:
         old = self.session.game
-        if old.outcome() is None:
-            self._apply(self.session.command("resign", self.clock(), self.wall()))
+        if old.outcome() is None:  # left unfinished: filed as abandoned, no winner
+            entry = J.result_entry(None, old.num_players, wall=self.wall(), now=self.clock(),
+                                   reason="abandoned for a new game")
+            self._apply(Effects(journal=(entry,)))
         game = game or self.config.game.new_game()
         wall = self.wall()
         self.journal.append(J.start_entry(game, game_id=self.journal.new_id(wall, game.name),

@@ -218,3 +218,22 @@ def test_clearing_the_board_after_a_game_starts_the_next_one(tmp_path: Path) -> 
     records = Journal(tmp_path).records()
     assert [(r.game, r.score, r.reason) for r in records] == [("tessere", "0-1", "line")]
     assert Journal(tmp_path).in_progress()  # the new game's journal is open
+
+
+def test_new_files_an_unfinished_game_as_abandoned(tmp_path: Path) -> None:
+    config = load_config(None, {}, {"journal.directory": str(tmp_path), "leds": "none"})
+    daemon = Daemon(config, env={})
+
+    async def scenario() -> int:
+        task = asyncio.create_task(daemon.run())
+        while not daemon.ready:
+            await asyncio.sleep(0.01)
+        first = daemon.session.game
+        daemon.console_line("new")
+        assert daemon.session.game is not first
+        daemon.console_line("quit")
+        return await task
+
+    assert asyncio.run(scenario()) == 0
+    assert [(r.score, r.reason) for r in Journal(tmp_path).records()] == [
+        ("*", "abandoned for a new game")]
