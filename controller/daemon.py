@@ -81,7 +81,6 @@ class Daemon:
 
     # ----------------------------------------------------------------- setup
     def _resume_or_start(self) -> tuple[Game[Any], Clock | None]:
-        now, wall = self.clock(), self.wall()
         try:
             record = self.journal.resume()
             if record is not None:
@@ -104,10 +103,9 @@ class Daemon:
             self._say(f"The journal could not be replayed; kept it as {kept}. New game.")
         game = self.config.game.new_game()
         clock = self._new_clock(game)
-        game_id = self.journal.new_id(wall, game.name)
-        self.journal.append(J.start_entry(game, game_id=game_id, wall=wall,
-                                          clock=self.config.clock))
-        del now
+        wall = self.wall()
+        self.journal.append(J.start_entry(game, game_id=self.journal.new_id(wall, game.name),
+                                          wall=wall, clock=self.config.clock))
         return game, clock
 
     def _new_clock(self, game: Game[Any]) -> Clock | None:

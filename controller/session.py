@@ -19,7 +19,7 @@ Referee policies (``[game] policy``):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from controller import journal as J
@@ -349,38 +349,28 @@ class Session:
 
     # ----------------------------------------------------------------- output
     def scene(self, now: float) -> Scene:
-        """What the LEDs should show now."""
-        game = self.game
-        result = self.result
-        timer: tuple[Any, ...] = ()
-        if self.clock is not None and game.outcome() is None:
+        """What the LEDs should show now: the last move and the timer, plus the state of
+        the reading in play (lifted pieces, candidates, errors), or the winning line."""
+        game, result = self.game, self.result
+        base = Scene(last_move=self.last_move, disconnected=self.disconnected is not None)
+        if game.outcome() is not None:
+            return replace(base, winning=frozenset(game.winning_cells()))
+        if self.clock is not None:
             shown = self.clock.display(now)
             if shown is not None:
-                timer = timer_colours(shown.fraction_left, shown.seconds_left,
-                                      len(self.strip.timer), now)
-        scene = Scene(last_move=self.last_move, timer=timer,
-                      disconnected=self.disconnected is not None)
-        if game.outcome() is not None:
-            return Scene(winning=frozenset(game.winning_cells()), last_move=self.last_move,
-                         disconnected=scene.disconnected,
-                         error=result.cells if isinstance(result, Mismatch) else frozenset())
-        show_hints = self.hints
-        if isinstance(result, Pending) and result.changed:
-            return Scene(lifted=result.lifted if result.known else frozenset(),
-                         targets=result.targets if show_hints and result.known else frozenset(),
-                         last_move=self.last_move, timer=timer,
-                         disconnected=scene.disconnected)
+                base = replace(base, timer=timer_colours(
+                    shown.fraction_left, shown.seconds_left, len(self.strip.timer), now))
+        if isinstance(result, Pending) and result.changed and result.known:
+            return replace(base, lifted=result.lifted,
+                           targets=result.targets if self.hints else frozenset())
         if isinstance(result, Ambiguous):
-            return Scene(candidates=result.cells, last_move=self.last_move, timer=timer,
-                         disconnected=scene.disconnected)
+            return replace(base, candidates=result.cells)
         if isinstance(result, Mismatch):
-            targets: frozenset[str] = frozenset()
-            if show_hints:
-                expected = self.inference.expectations(game).current
-                targets = frozenset(c for c in result.cells if expected.get(c))
-            return Scene(error=result.cells, targets=targets, timer=timer,
-                         disconnected=scene.disconnected)
-        return scene
+            # Teaching: where a piece belongs, besides blinking where the board is wrong.
+            expected = self.inference.expectations(game).current if self.hints else {}
+            return replace(base, last_move=frozenset(), error=result.cells,
+                           targets=frozenset(c for c in result.cells if expected.get(c)))
+        return base
 
     def frame(self, now: float) -> Frame:
         return render(self.strip, self.scene(now), now)
