@@ -13,11 +13,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from controller import journal as J
 from controller.config import load_config
@@ -26,16 +23,6 @@ from controller.feedback import GREEN, OFF
 from controller.journal import Journal
 
 TAVOLA = [sys.executable, "-m", "controller.cli"]
-
-
-@pytest.fixture
-def notify(tmp_path: Path) -> Iterator[tuple[socket.socket, str]]:
-    path = str(tmp_path / "notify.sock")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(path)
-    sock.settimeout(10)
-    yield sock, path
-    sock.close()
 
 
 def start(tmp_path: Path, script: str, *args: str, env: dict[str, str] | None = None,
@@ -74,9 +61,9 @@ def messages(sock: socket.socket, until: bytes) -> list[bytes]:
 
 
 def test_ready_status_and_a_clean_stop_on_sigterm(
-    tmp_path: Path, notify: tuple[socket.socket, str]
+    tmp_path: Path, notify_socket: tuple[socket.socket, str]
 ) -> None:
-    sock, path = notify
+    sock, path = notify_socket
     proc = start(tmp_path, "d2\nwait 0.3\na1\nwait 30\n", env={"NOTIFY_SOCKET": path,
                                                       "WATCHDOG_USEC": "2000000"})
     try:
@@ -94,9 +81,9 @@ def test_ready_status_and_a_clean_stop_on_sigterm(
 
 
 def test_sigkill_mid_game_then_restart_resumes_position_clocks_and_history(
-    tmp_path: Path, notify: tuple[socket.socket, str]
+    tmp_path: Path, notify_socket: tuple[socket.socket, str]
 ) -> None:
-    sock, path = notify
+    sock, path = notify_socket
     env = {"NOTIFY_SOCKET": path, "TAVOLA_CLOCK_MODE": "fischer", "TAVOLA_CLOCK_MINUTES": "5",
            "TAVOLA_CLOCK_INCREMENT": "3"}
     proc = start(tmp_path, "d2\nwait 0.3\na1\nwait 0.3\nd6\nwait 30\n", env=env)

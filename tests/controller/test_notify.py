@@ -4,26 +4,13 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from controller.notify import Notifier
 
 
-@pytest.fixture
-def listener(tmp_path: Path) -> Iterator[tuple[socket.socket, str]]:
-    path = str(tmp_path / "notify.sock")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(path)
-    sock.settimeout(2)
-    yield sock, path
-    sock.close()
-
-
-def test_ready_status_watchdog_reach_the_socket(listener: tuple[socket.socket, str]) -> None:
-    sock, path = listener
+def test_ready_status_watchdog_reach_the_socket(notify_socket: tuple[socket.socket, str]) -> None:
+    sock, path = notify_socket
     n = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "10000000"})
     assert n.enabled and n.watchdog_interval == 5.0
     n.ready("morris, White to move")
