@@ -86,6 +86,19 @@ class LedBackend(Protocol):
     def close(self) -> None: ...
 
 
+def check_frame(frame: Frame, count: int) -> None:
+    """Raise ValueError unless ``frame`` has ``count`` LEDs, each three integers 0..255.
+
+    Every LED backend checks what it is given, so a bad frame fails the same way on the
+    simulator as on the strip.
+    """
+    if len(frame) != count:
+        raise ValueError(f"frame has {len(frame)} LEDs, the layout has {count}")
+    for i, rgb in enumerate(frame):
+        if len(rgb) != 3 or not all(isinstance(v, int) and 0 <= v <= 255 for v in rgb):
+            raise ValueError(f"LED {i}: colour must be three integers 0..255, got {rgb!r}")
+
+
 class Closing:
     """Mixin: context-manager support on top of an idempotent ``close()``."""
 

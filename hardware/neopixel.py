@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import BackendUnavailableError
-from .base import RGB, Closing, Frame
+from .base import RGB, Closing, Frame, check_frame
 from .layout import Layout
 
 __all__ = ["DRIVERS", "Correction", "NeoPixelError", "NeoPixelStrip"]
@@ -182,11 +182,7 @@ class NeoPixelStrip(Closing):
         """Send ``frame`` (one RGB triple per LED), corrected and within the budget."""
         if self._closed:
             raise RuntimeError("NeoPixelStrip is closed")
-        if len(frame) != self.count:
-            raise ValueError(f"frame has {len(frame)} LEDs, the layout has {self.count}")
-        for i, rgb in enumerate(frame):
-            if len(rgb) != 3 or not all(isinstance(v, int) and 0 <= v <= 255 for v in rgb):
-                raise ValueError(f"LED {i}: colour must be three integers 0..255, got {rgb!r}")
+        check_frame(frame, self.count)
         self._send(self.correction.apply(frame))
 
     def close(self) -> None:

@@ -36,7 +36,17 @@ from typing import Any, ClassVar
 
 import serial
 
-from .base import EMPTY, OCCUPIED, Capability, Closing, Frame, SensorEvent, SensorFault, Snapshot
+from .base import (
+    EMPTY,
+    OCCUPIED,
+    Capability,
+    Closing,
+    Frame,
+    SensorEvent,
+    SensorFault,
+    Snapshot,
+    check_frame,
+)
 from .layout import Layout
 from .serial_protocol import Conversation, Hello, LineSplitter, Step, led_lines
 
@@ -493,7 +503,7 @@ class SerialLeds(Closing):
         """Send ``frame`` to the board (the LEDs that changed since the last one)."""
         if self._closed:
             raise RuntimeError("SerialLeds is closed")
-        _check_frame(frame, self.count)
+        check_frame(frame, self.count)
         self.link.start()
         self.link.show(frame)
 
@@ -526,10 +536,5 @@ def _check_options(kind: str, unknown: Mapping[str, Any], port: str | None, baud
             raise ValueError(f"{where}: {name} must be a number of seconds > 0, got {value!r}")
 
 
-def _check_frame(frame: Frame, count: int) -> None:
-    if len(frame) != count:
-        raise ValueError(f"frame has {len(frame)} LEDs, the layout has {count}")
-    for i, rgb in enumerate(frame):
-        if len(rgb) != 3 or not all(isinstance(v, int) and 0 <= v <= 255 for v in rgb):
-            raise ValueError(f"LED {i}: colour must be three integers 0..255, got {rgb!r}")
+
 

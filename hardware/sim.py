@@ -51,6 +51,7 @@ from .base import (
     SensorEvent,
     SensorFault,
     Snapshot,
+    check_frame,
 )
 from .layout import Layout
 from .sim_events import (
@@ -398,14 +399,6 @@ class ShownFrame:
     frame: Frame
 
 
-def _check_frame(frame: Frame, count: int) -> None:
-    if len(frame) != count:
-        raise ValueError(f"frame has {len(frame)} LEDs, the layout has {count}")
-    for i, rgb in enumerate(frame):
-        if len(rgb) != 3 or not all(isinstance(v, int) and 0 <= v <= 255 for v in rgb):
-            raise ValueError(f"LED {i}: colour must be three integers 0..255, got {rgb!r}")
-
-
 class SimLeds(Closing):
     """Simulated LEDs: records every frame (:attr:`frames`) and draws the board in a terminal.
 
@@ -441,7 +434,7 @@ class SimLeds(Closing):
         """Record ``frame`` (and draw it on ``out`` if it differs from the last one)."""
         if self.closed:
             raise RuntimeError("SimLeds is closed")
-        _check_frame(frame, self.count)
+        check_frame(frame, self.count)
         changed = not self.frames or self.frames[-1].frame != frame
         self.frames.append(ShownFrame(self.clock(), tuple(frame)))
         if self.out is not None and changed:
@@ -525,7 +518,7 @@ class NoLeds(Closing):
 
     def show(self, frame: Frame) -> None:
         """Check ``frame`` and drop it."""
-        _check_frame(frame, self.count)
+        check_frame(frame, self.count)
 
     def close(self) -> None:
         """Nothing to release. Idempotent."""
