@@ -136,7 +136,11 @@ def test_check_cells_names_a_cell_the_game_does_not_know() -> None:
 
 
 def test_check_cells_ignores_tray_slots() -> None:
-    Layout.shipped("5x5-tray").check_cells(sorted(grid(5, 5)))
+    layout = Layout.shipped("5x5-tray")
+    assert len(layout.tray) == 25 and set(layout.cells) == set(grid(5, 5))
+    layout.check_cells(sorted(grid(5, 5)))  # the slots are not board cells: no error
+    with pytest.raises(LayoutError, match="needs cell f1"):
+        layout.check_cells([*grid(5, 5), "f1"])
 
 
 # ------------------------------------------------------------------ validation
