@@ -2,34 +2,49 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+# Running needs the board's drivers and the camera; the tests add the dev toolchain.
+RUN_STAMP  := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
+SOURCES    := $(VENV)/.sources
+# The `tavola` package maps the repository's folders (pyproject.toml), so the editable
+# install is setuptools' "strict" mode: a tree of links that mypy and every tool can read.
+# A new or removed file needs a reinstall, which the file list below triggers.
+INSTALL := $(BIN)/python -m pip install --quiet --config-settings editable_mode=strict
 
-.PHONY: run test lint typecheck pytest bench firmware clean
+.PHONY: run test lint typecheck pytest bench firmware clean FORCE
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Reinstall when the project's metadata changes.
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev,pi,vision]'
-	touch $(STAMP)
+# Rewritten only when the set of package files changes, so installs stay rare.
+$(SOURCES): FORCE | $(BIN)/python
+	@find controller hardware vision -type f -not -path '*/__pycache__/*' | sort > $@.new
+	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
-run: $(STAMP)
+$(RUN_STAMP): pyproject.toml $(SOURCES)
+	$(INSTALL) -e '.[pi,vision]'
+	touch $@
+
+$(TEST_STAMP): pyproject.toml $(SOURCES)
+	$(INSTALL) -e '.[dev,pi,vision]'
+	touch $@ $(RUN_STAMP)
+
+run: $(RUN_STAMP)
 	$(BIN)/tavola run $(RUN_ARGS)
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check controller hardware vision tests bench firmware
 
-typecheck: $(STAMP)
-	$(BIN)/mypy --strict controller/games
+typecheck: $(TEST_STAMP)
+	$(BIN)/mypy --strict -p tavola
 
-pytest: $(STAMP)
+pytest: $(TEST_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python bench/engines.py
 	$(BIN)/python bench/latency.py
 	$(BIN)/python -m bench.sensing
@@ -40,8 +55,8 @@ FIRMWARE_FILES := firmware/main.py firmware/config.py firmware/board.py firmware
 
 # Copy the board firmware to a Raspberry Pi Pico running MicroPython (firmware/README.md).
 # Stop tavola first: it keeps reopening the port and would write into the copy.
-firmware: $(STAMP)
+firmware: $(RUN_STAMP)
 	$(BIN)/mpremote connect $(PICO) fs cp $(FIRMWARE_FILES) : + reset
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

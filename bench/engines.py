@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from controller.games import GAMES, new_game, perft
+from tavola.games import GAMES, new_game, perft
 
 RUNS = 5
 SECONDS = 1.0

@@ -22,10 +22,10 @@ import statistics
 import time
 from typing import Any
 
-from controller.games import GAMES, new_game
-from controller.inference import Ambiguous
-from controller.session import Session
-from hardware.layout import Layout
+from tavola.games import GAMES, new_game
+from tavola.hardware.layout import Layout
+from tavola.inference import Ambiguous
+from tavola.session import Session
 
 SETTLE = 0.3
 

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
-from hardware.base import Snapshot
-from hardware.layout import Layout
-from hardware.reed_matrix import MockMatrix, ReedMatrix
+from tavola.hardware.base import Snapshot
+from tavola.hardware.layout import Layout
+from tavola.hardware.reed_matrix import MockMatrix, ReedMatrix
 
 ROWS = [4, 5, 6, 12, 13, 16, 17, 19]
 COLS = [20, 21, 22, 23, 24, 25, 26, 27]

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from hardware.base import SensorEvent, Snapshot
-from hardware.layout import Layout
-from hardware.serial_board import SerialBoard
-from hardware.serial_protocol import LineSplitter, encode
+from tavola.hardware.base import SensorEvent, Snapshot
+from tavola.hardware.layout import Layout
+from tavola.hardware.serial_board import SerialBoard
+from tavola.hardware.serial_protocol import LineSplitter, encode
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = "5x5"  # a1 at matrix row 0, column 0

@@ -40,9 +40,9 @@ from typing import Any
 # This file is bench/vision.py: put the repository first, so that "vision" is the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.classify import Recogniser
-from vision.detect import MarkersNotFoundError
-from vision.render import GAMES, random_conditions, random_position, render
+from tavola.vision.classify import Recogniser
+from tavola.vision.detect import MarkersNotFoundError
+from tavola.vision.render import GAMES, random_conditions, random_position, render
 
 
 @dataclass

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from controller.games import ALIASES, GAMES, game_class, new_game
+from tavola.games import ALIASES, GAMES, game_class, new_game
 
 
 def _params(pairs: Sequence[str]) -> dict[str, str]:
@@ -28,7 +28,7 @@ def _params(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from controller.play import play
+    from tavola.play import play
 
     if args.load:
         record = json.loads(Path(args.load).read_text())
@@ -64,8 +64,8 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     import os
 
-    from controller import daemon
-    from controller.config import load_config
+    from tavola import daemon
+    from tavola.config import load_config
 
     overrides = {"game": args.game, "variant": args.variant, "sensor": args.sensor,
                  "leds": args.leds, "journal.directory": args.journal}
@@ -83,8 +83,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_selftest(args: argparse.Namespace) -> int:
     import os
 
-    from controller.config import load_config
-    from controller.selftest import run_selftest
+    from tavola.config import load_config
+    from tavola.selftest import run_selftest
 
     overrides = {"game": args.game, "sensor": args.sensor, "leds": args.leds}
     config = load_config(args.config, os.environ, overrides)
@@ -101,13 +101,13 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
 def _cmd_vision(args: argparse.Namespace) -> int:
     try:
         if args.vision_command == "markers":
-            from vision.markers import write_marker_sheet
+            from tavola.vision.markers import write_marker_sheet
 
             path = write_marker_sheet(args.output, cell_mm=args.cell_mm, game=args.game)
             print(f"Wrote {path}: print it at 100% scale (check the 50 mm bar), cut the four "
                   f"markers out and put each beyond its corner of the board (docs/vision.md).")
             return 0
-        from vision import commands
+        from tavola.vision import commands
 
         if args.vision_command == "calibrate":
             commands.calibrate(args.image, args.game, args.position, args.output,
@@ -125,8 +125,8 @@ def _cmd_vision(args: argparse.Namespace) -> int:
 def _journal(args: argparse.Namespace) -> Any:
     import os
 
-    from controller.config import load_config
-    from controller.journal import Journal
+    from tavola.config import load_config
+    from tavola.journal import Journal
 
     overrides = {"journal.directory": args.journal}
     return Journal(load_config(args.config, os.environ, overrides).journal.directory)

@@ -30,8 +30,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from controller.clock import CLOCK_MODES, ClockSpec, ClockSpecError
-from controller.games import Game, game_class
+from tavola.clock import CLOCK_MODES, ClockSpec, ClockSpecError
+from tavola.games import Game, game_class
 
 Policy = Literal["teaching", "arbiter"]
 POLICIES: tuple[str, ...] = ("teaching", "arbiter")
@@ -69,7 +69,7 @@ class GameConfig:
 
     def new_game(self) -> Game[Any]:
         """A new game with these settings (already validated by :func:`load_config`)."""
-        from controller.games import new_game
+        from tavola.games import new_game
 
         extra = {"variant": self.variant} if self.variant else {}
         return new_game(self.name, **extra, **dict(self.params))

@@ -22,17 +22,17 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
-from controller import journal as J
-from controller.clock import Clock
-from controller.config import Config
-from controller.feedback import OFF
-from controller.games import Game
-from controller.journal import Journal, JournalError
-from controller.notify import Notifier
-from controller.session import Effects, Session, StartupError
-from hardware import load_leds, load_sensor
-from hardware.base import LedBackend, SensorBackend, SensorFault, Snapshot
-from hardware.layout import Layout, LayoutError
+from tavola import journal as J
+from tavola.clock import Clock
+from tavola.config import Config
+from tavola.feedback import OFF
+from tavola.games import Game
+from tavola.hardware import load_leds, load_sensor
+from tavola.hardware.base import LedBackend, SensorBackend, SensorFault, Snapshot
+from tavola.hardware.layout import Layout, LayoutError
+from tavola.journal import Journal, JournalError
+from tavola.notify import Notifier
+from tavola.session import Effects, Session, StartupError
 
 log = logging.getLogger("tavola")
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from controller.games import Capability, Game
+from tavola.games import Capability, Game
 
 Change = frozenset[tuple[str, str]]  # (cell, new reading) pairs
 MAX_TAKEBACK = 8  # actions: about two whole turns of a compound game

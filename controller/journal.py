@@ -42,8 +42,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from controller.clock import ClockSpec
-from controller.games import Game, Outcome, game_class, new_game
+from tavola.clock import ClockSpec
+from tavola.games import Game, Outcome, game_class, new_game
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller.games import Game, IllegalMoveError, Outcome
+from tavola.games import Game, IllegalMoveError, Outcome
 
 CLEAR = "\x1b[2J\x1b[H"
 

@@ -30,10 +30,18 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TextIO
 
-from controller.config import Config
-from controller.feedback import BLUE, GREEN, OFF, RED, WHITE
-from hardware.base import RGB, Capability, Frame, LedBackend, SensorBackend, SensorFault, Snapshot
-from hardware.layout import Layout
+from tavola.config import Config
+from tavola.feedback import BLUE, GREEN, OFF, RED, WHITE
+from tavola.hardware.base import (
+    RGB,
+    Capability,
+    Frame,
+    LedBackend,
+    SensorBackend,
+    SensorFault,
+    Snapshot,
+)
+from tavola.hardware.layout import Layout
 
 __all__ = [
     "LedStep",
@@ -264,7 +272,7 @@ def run_selftest(
     events into. Returns the exit status: 0; 2 if the board cannot be started (one line on
     stderr, as ``tavola run``); 130 on Ctrl-C. The LEDs are off when it returns.
     """
-    from hardware import load_leds, load_sensor
+    from tavola.hardware import load_leds, load_sensor
 
     stream = out or sys.stdout
     sensor: SensorBackend | None = None

@@ -22,11 +22,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from controller import journal as J
-from controller.clock import Clock, LowTime, TimeOut, timer_colours
-from controller.feedback import Frame, LedMap, Scene, Strip, render
-from controller.games import Capability, Game, Outcome
-from controller.inference import (
+from tavola import journal as J
+from tavola.clock import Clock, LowTime, TimeOut, timer_colours
+from tavola.feedback import Frame, LedMap, Scene, Strip, render
+from tavola.games import Capability, Game, Outcome
+from tavola.inference import (
     Accepted,
     Ambiguous,
     Inference,
@@ -36,7 +36,7 @@ from controller.inference import (
     Takeback,
     change_between,
 )
-from controller.play import describe
+from tavola.play import describe
 
 Policy = Literal["teaching", "arbiter"]
 POLICIES: tuple[str, ...] = ("teaching", "arbiter")

@@ -51,17 +51,17 @@ _PI = "pip install 'tavola[pi]'"
 _VISION = "pip install 'tavola[vision]'"
 
 SENSORS: Mapping[str, Backend] = {
-    "sim": Backend("hardware.sim:SimSensor"),
-    "reed": Backend("hardware.reed_matrix:ReedMatrix", ("gpiozero",), _PI),
-    "serial": Backend("hardware.serial_board:SerialBoard", ("serial",), _PI),
-    "camera": Backend("hardware.camera:CameraSensor", ("cv2", "numpy"), _VISION),
+    "sim": Backend("tavola.hardware.sim:SimSensor"),
+    "reed": Backend("tavola.hardware.reed_matrix:ReedMatrix", ("gpiozero",), _PI),
+    "serial": Backend("tavola.hardware.serial_board:SerialBoard", ("serial",), _PI),
+    "camera": Backend("tavola.hardware.camera:CameraSensor", ("cv2", "numpy"), _VISION),
 }
 
 LEDS: Mapping[str, Backend] = {
-    "sim": Backend("hardware.sim:SimLeds"),
-    "neopixel": Backend("hardware.neopixel:NeoPixelStrip", ("neopixel", "board"), _PI),
-    "serial": Backend("hardware.serial_board:SerialLeds", ("serial",), _PI),
-    "none": Backend("hardware.sim:NoLeds"),
+    "sim": Backend("tavola.hardware.sim:SimLeds"),
+    "neopixel": Backend("tavola.hardware.neopixel:NeoPixelStrip", ("neopixel", "board"), _PI),
+    "serial": Backend("tavola.hardware.serial_board:SerialLeds", ("serial",), _PI),
+    "none": Backend("tavola.hardware.sim:NoLeds"),
 }
 
 # Import names that differ from the distribution a user installs.

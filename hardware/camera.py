@@ -44,10 +44,10 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 
-from vision.calibrate import Calibration
-from vision.classify import Reading, Recogniser
-from vision.detect import MarkersNotFoundError
-from vision.source import CameraError, FrameSource, Image, open_source
+from tavola.vision.calibrate import Calibration
+from tavola.vision.classify import Reading, Recogniser
+from tavola.vision.detect import MarkersNotFoundError
+from tavola.vision.source import CameraError, FrameSource, Image, open_source
 
 from .base import Capability, Closing, SensorEvent, SensorFault, Snapshot
 from .layout import Layout

@@ -15,7 +15,7 @@ stops the daemon at start-up instead of lighting the wrong square in the middle 
 >>> layout.check_cells(["a1", "z9"])  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-hardware.layout.LayoutError: layout 'morris' (morris.toml): the game needs cell z9, ...
+tavola.hardware.layout.LayoutError: layout 'morris' (morris.toml): the game needs cell z9, ...
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+_PACKAGE = __name__.rpartition(".")[0]  # the layouts ship inside this package
 
 __all__ = ["DEFAULT_LAYOUTS", "Cell", "Layout", "LayoutError"]
 
@@ -127,7 +129,7 @@ class Layout:
         known = shipped_names()
         if name not in known:
             raise LayoutError(f"no shipped layout {name!r}; shipped layouts: {', '.join(known)}")
-        text = resources.files("hardware").joinpath(f"layouts/{name}.toml").read_text("utf-8")
+        text = resources.files(_PACKAGE).joinpath(f"layouts/{name}.toml").read_text("utf-8")
         return cls.loads(text, source=f"{name}.toml")
 
     @classmethod
@@ -203,7 +205,7 @@ class Layout:
 
 def shipped_names() -> tuple[str, ...]:
     """Names of the layouts shipped in ``hardware/layouts``, sorted."""
-    folder = resources.files("hardware").joinpath("layouts")
+    folder = resources.files(_PACKAGE).joinpath("layouts")
     return tuple(sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml")))
 
 

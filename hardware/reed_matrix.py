@@ -154,7 +154,7 @@ def open_pin_factory(name: str | None = None, env: Mapping[str, str] | None = No
     ``"mock"``), or by default ``$GPIOZERO_PIN_FACTORY``, else lgpio, else RPi.GPIO.
 
     Unlike gpiozero's own default this never falls back silently to a driver that was not
-    asked for: if none loads, :class:`~hardware.BackendUnavailableError` says what to
+    asked for: if none loads, :class:`~tavola.hardware.BackendUnavailableError` says what to
     install.
     """
     env = os.environ if env is None else env

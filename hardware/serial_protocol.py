@@ -171,7 +171,7 @@ def decode(line: bytes) -> Message:
     >>> decode(b"CHG 4 +3,3*98")
     Traceback (most recent call last):
     ...
-    hardware.serial_protocol.LineError: checksum mismatch: line says 98, body gives 97
+    tavola.hardware.serial_protocol.LineError: checksum mismatch: line says 98, body gives 97
     """
     line = line.removesuffix(b"\r")
     if len(line) > MAX_LINE:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
+from tavola.cli import main
 
 
 def test_rules_lists_every_game_with_its_parameters(capsys: pytest.CaptureFixture[str]) -> None:
@@ -40,7 +40,7 @@ def test_user_errors_are_one_line(argv: list[str], message: str,
 
 def test_play_in_a_terminal_through_the_console_script() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "play", "morris"],
+        [sys.executable, "-m", "tavola.cli", "play", "morris"],
         input="d2\nz9\n?\nquit\n", capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 0
@@ -51,7 +51,7 @@ def test_play_in_a_terminal_through_the_console_script() -> None:
 
 def test_vision_markers_and_classify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cv2 = pytest.importorskip("cv2")
-    from vision.render import Conditions, random_position, render
+    from tavola.vision.render import Conditions, random_position, render
 
     sheet = tmp_path / "markers.svg"
     assert main(["vision", "markers", "--cell-mm", "40", "-o", str(sheet)]) == 0

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from controller import journal as J
-from controller.clock import Clock, ClockSpec
-from controller.feedback import GOLD, GREEN, RED
-from controller.games import Game, new_game
-from controller.journal import Journal
-from controller.session import Session
-from hardware.layout import Layout
-from hardware.sim import SimLeds, SimSensor
+from tavola import journal as J
+from tavola.clock import Clock, ClockSpec
+from tavola.feedback import GOLD, GREEN, RED
+from tavola.games import Game, new_game
+from tavola.hardware.layout import Layout
+from tavola.hardware.sim import SimLeds, SimSensor
+from tavola.journal import Journal
+from tavola.session import Session
 from tests.games.test_transcripts import TRANSCRIPTS, parse
 
 TICK = 0.05

@@ -6,8 +6,8 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from controller.games import Outcome
-from controller.play import CLEAR, describe, play
+from tavola.games import Outcome
+from tavola.play import CLEAR, describe, play
 from tests.games.test_base import Race
 
 

@@ -17,16 +17,16 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "Recogniser": "vision.classify",
-    "Reading": "vision.classify",
-    "BoardTracker": "vision.detect",
-    "find_markers": "vision.detect",
-    "VisionError": "vision.detect",
-    "MarkersNotFoundError": "vision.detect",
-    "Calibration": "vision.calibrate",
-    "calibrate": "vision.calibrate",
-    "open_source": "vision.source",
-    "FrameSource": "vision.source",
+    "Recogniser": "tavola.vision.classify",
+    "Reading": "tavola.vision.classify",
+    "BoardTracker": "tavola.vision.detect",
+    "find_markers": "tavola.vision.detect",
+    "VisionError": "tavola.vision.detect",
+    "MarkersNotFoundError": "tavola.vision.detect",
+    "Calibration": "tavola.vision.calibrate",
+    "calibrate": "tavola.vision.calibrate",
+    "open_source": "tavola.vision.source",
+    "FrameSource": "tavola.vision.source",
 }
 
 __all__ = sorted(_EXPORTS)

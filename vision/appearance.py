@@ -27,8 +27,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from vision.geometry import BoardGeometry, geometry_for
-from vision.markers import MODULES, PAPER, marker_bits
+from tavola.vision.geometry import BoardGeometry, geometry_for
+from tavola.vision.markers import MODULES, PAPER, marker_bits
 
 BGR = tuple[int, int, int]
 At = Callable[[float, float], tuple[float, float]]

@@ -81,7 +81,7 @@ def calibrate(
     """Measure a game's pieces in ``image``, a picture of the known position ``cells``
     (cell -> token, the identity view of RULES.md; Quinque: skydiver ``"x,y"``).
 
-    Raises :class:`~vision.detect.VisionError` (markers not found, a position that does not
+    Raises :class:`~tavola.vision.detect.VisionError` (markers not found, a position that does not
     fit the game, or a picture that still reads differently once calibrated: the position
     file is probably not the one in the picture).
     """

@@ -1,7 +1,7 @@
 """From a frame to a reading of the board: locate, light, warp, classify, check for hands.
 
 :class:`Recogniser` holds what carries over between frames of one game: the tracked board
-(:class:`~vision.detect.BoardTracker`), the camera's intrinsics (for the parallax of tall
+(:class:`~tavola.vision.detect.BoardTracker`), the camera's intrinsics (for the parallax of tall
 pieces), the calibration, and the reference of the bare board's rim that hands are
 detected against. For each frame it
 
@@ -132,7 +132,7 @@ class Recogniser:
         return self.geometry.cells
 
     def read(self, image: Image) -> Reading:
-        """Read one frame; :class:`~vision.detect.MarkersNotFoundError` if the board
+        """Read one frame; :class:`~tavola.vision.detect.MarkersNotFoundError` if the board
         cannot be located."""
         fix = self.tracker.update(image)
         hand = self._hand(image, fix)

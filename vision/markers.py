@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.geometry import MARKER_IDS, MARKER_SIDE, QUIET, geometry_for
+from tavola.vision.geometry import MARKER_IDS, MARKER_SIDE, QUIET, geometry_for
 
 DICTIONARY = cv2.aruco.DICT_4X4_50
 MODULES = 6  # 4x4 data bits plus a one-bit black border on each side

@@ -26,8 +26,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from vision import appearance as look
-from vision.geometry import QUINQUE_AREA, BoardGeometry, geometry_for
+from tavola.vision import appearance as look
+from tavola.vision.geometry import QUINQUE_AREA, BoardGeometry, geometry_for
 
 FOV = 62.0  # degrees, the camera's horizontal field of view
 BOARD_THICKNESS = 0.35  # cells; the board's edge shows under tilt

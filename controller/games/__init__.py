@@ -45,12 +45,12 @@ __all__ = [
 
 # Registry name -> "module:Class". An explicit table, not an import side effect.
 _TABLE: dict[str, str] = {
-    "morris": "controller.games.morris:Morris",
-    "draughts": "controller.games.draughts:Draughts",
-    "quixo": "controller.games.quixo:Quixo",
-    "tessere": "controller.games.tessere:Tessere",
-    "sequence-kids": "controller.games.sequence_kids:SequenceKids",
-    "quinque": "controller.games.quinque:Quinque",
+    "morris": "tavola.games.morris:Morris",
+    "draughts": "tavola.games.draughts:Draughts",
+    "quixo": "tavola.games.quixo:Quixo",
+    "tessere": "tavola.games.tessere:Tessere",
+    "sequence-kids": "tavola.games.sequence_kids:SequenceKids",
+    "quinque": "tavola.games.quinque:Quinque",
 }
 
 # Other names people use -> (registry name, parameters the alias implies).

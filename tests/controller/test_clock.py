@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from controller.clock import (
+from tavola.clock import (
     Clock,
     ClockSpec,
     ClockSpecError,
@@ -14,7 +14,7 @@ from controller.clock import (
     TimeOut,
     timer_colours,
 )
-from controller.feedback import AMBER, GREEN, OFF, RED
+from tavola.feedback import AMBER, GREEN, OFF, RED
 
 
 # --------------------------------------------------------------------- spec

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.clock import ClockSpec
-from controller.config import SCHEMA, ConfigError, load_config
-from controller.games import game_class
+from tavola.clock import ClockSpec
+from tavola.config import SCHEMA, ConfigError, load_config
+from tavola.games import game_class
 
 ROOT = Path(__file__).resolve().parents[2]
 HOME = {"HOME": "/home/pi"}

@@ -16,13 +16,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller import journal as J
-from controller.config import load_config
-from controller.daemon import Daemon
-from controller.feedback import GREEN, OFF
-from controller.journal import Journal
+from tavola import journal as J
+from tavola.config import load_config
+from tavola.daemon import Daemon
+from tavola.feedback import GREEN, OFF
+from tavola.journal import Journal
 
-TAVOLA = [sys.executable, "-m", "controller.cli"]
+TAVOLA = [sys.executable, "-m", "tavola.cli"]
 
 
 def start(tmp_path: Path, script: str, *args: str, env: dict[str, str] | None = None,

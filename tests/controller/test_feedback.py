@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controller.feedback import (
+from tavola.feedback import (
     CYAN,
     DIM_RED,
     GOLD,

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from controller.games import Game, new_game
-from controller.inference import (
+from tavola.games import Game, new_game
+from tavola.inference import (
     Accepted,
     Ambiguous,
     Inference,

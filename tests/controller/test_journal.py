@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from controller.clock import Clock, ClockSpec
-from controller.games import GAMES, Game, Outcome, new_game
-from controller.games.tessere import Tessere
-from controller.journal import (
+from tavola.clock import Clock, ClockSpec
+from tavola.games import GAMES, Game, Outcome, new_game
+from tavola.games.tessere import Tessere
+from tavola.journal import (
     Journal,
     JournalError,
     Record,
@@ -154,7 +154,7 @@ def test_power_cut_mid_line_loses_only_that_line(
     whole = journal.current.read_bytes()
     journal.current.write_bytes(whole[:-25])  # the last action, cut mid-write
 
-    with caplog.at_level(logging.WARNING, logger="controller.journal"):
+    with caplog.at_level(logging.WARNING, logger="tavola.journal"):
         record = journal.resume()
     assert record is not None
     assert [e["move"] for e in record.entries] == ["G@a1"]
@@ -451,7 +451,7 @@ def test_every_game_replays_from_its_journal(tmp_path: Path, name: str) -> None:
 
 
 def test_export_writes_a_draughts_chain_as_one_turn(tmp_path: Path) -> None:
-    from controller.games import new_game
+    from tavola.games import new_game
 
     game = new_game("draughts", variant="russian")
     journal = Journal(tmp_path)

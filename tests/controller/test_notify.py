@@ -6,7 +6,7 @@ import os
 import socket
 from pathlib import Path
 
-from controller.notify import Notifier
+from tavola.notify import Notifier
 
 
 def test_ready_status_watchdog_reach_the_socket(notify_socket: tuple[socket.socket, str]) -> None:

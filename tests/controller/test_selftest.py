@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import doctest
 import io
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -11,10 +10,14 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
-import controller.selftest
-from controller.config import Config, load_config
-from controller.feedback import BLUE, GREEN, OFF, RED, WHITE
-from controller.selftest import (
+import tavola.selftest
+from tavola.config import Config, load_config
+from tavola.feedback import BLUE, GREEN, OFF, RED, WHITE
+from tavola.hardware.base import Frame, SensorBackend
+from tavola.hardware.layout import Layout
+from tavola.hardware.reed_matrix import MockMatrix, ReedMatrix
+from tavola.hardware.sim import SimLeds, SimSensor
+from tavola.selftest import (
     DIM,
     change_text,
     diagnose,
@@ -23,10 +26,6 @@ from controller.selftest import (
     run_selftest,
     selftest,
 )
-from hardware.base import Frame, SensorBackend
-from hardware.layout import Layout
-from hardware.reed_matrix import MockMatrix, ReedMatrix
-from hardware.sim import SimLeds, SimSensor
 
 MORRIS = Layout.for_game("morris")
 DRAUGHTS = Layout.for_game("draughts")
@@ -45,7 +44,7 @@ def sim_sleep(sensor: SimSensor) -> Callable[[float], Awaitable[None]]:
 
 def run(sensor: SensorBackend | None, leds: SimLeds | None, layout: Layout, *,
         sleep: Callable[[float], Awaitable[None]], **options: object
-        ) -> tuple[controller.selftest.Report, str]:
+        ) -> tuple[tavola.selftest.Report, str]:
     out = io.StringIO()
     report = asyncio.run(selftest(sensor, leds, layout, out=out, sleep=sleep,
                                   **options))  # type: ignore[arg-type]
@@ -219,8 +218,3 @@ def test_run_selftest_names_a_bad_sensor_config(
     assert status == 2
     err = capsys.readouterr().err
     assert err.startswith("tavola selftest: cannot start: [sensor.options] row_pins is required")
-
-
-def test_doctests() -> None:
-    result = doctest.testmod(controller.selftest)
-    assert result.failed == 0 and result.attempted > 0

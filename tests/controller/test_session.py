@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from controller.clock import Clock, ClockSpec
-from controller.feedback import CYAN, DIM_RED, GOLD, GREEN, OFF, RED, WHITE
-from controller.games import Game, new_game
-from controller.session import Effects, Session, StartupError
-from hardware.layout import Layout
+from tavola.clock import Clock, ClockSpec
+from tavola.feedback import CYAN, DIM_RED, GOLD, GREEN, OFF, RED, WHITE
+from tavola.games import Game, new_game
+from tavola.hardware.layout import Layout
+from tavola.session import Effects, Session, StartupError
 
 MORRIS = Layout.for_game("morris")
 FIVE = Layout.for_game("tessere")

@@ -4,8 +4,8 @@ sends is also decoded by the host's parser, so both sides agree on every message
 
 from __future__ import annotations
 
-from hardware import serial_protocol as host
-from hardware.serial_protocol import BoardError, Change, Heartbeat, Hello, Message, Snap
+from tavola.hardware import serial_protocol as host
+from tavola.hardware.serial_protocol import BoardError, Change, Heartbeat, Hello, Message, Snap
 from tests.firmware.unix_port import run
 
 PRELUDE = """

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from hardware import serial_protocol as host
-from hardware.serial_protocol import Change, Heartbeat, Hello, LineSplitter, Message, Snap
+from tavola.hardware import serial_protocol as host
+from tavola.hardware.serial_protocol import Change, Heartbeat, Hello, LineSplitter, Message, Snap
 from tests.firmware.unix_port import FirmwareOnPty
 
 WAIT = 5.0  # generous: only a failure waits this long

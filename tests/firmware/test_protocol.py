@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from hardware import serial_protocol as host
+from tavola.hardware import serial_protocol as host
 from tests.firmware.unix_port import run
 
 

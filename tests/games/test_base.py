@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from controller.games import IllegalMoveError, Outcome, Param, legal_turns, perft
-from controller.games.base import Game
+from tavola.games import IllegalMoveError, Outcome, Param, legal_turns, perft
+from tavola.games.base import Game
 
 
 @dataclass(frozen=True, slots=True)

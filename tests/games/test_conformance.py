@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from controller.games import GAMES, Game, IllegalMoveError, new_game
-from controller.games.base import EMPTY, OCCUPIED
+from tavola.games import GAMES, Game, IllegalMoveError, new_game
+from tavola.games.base import EMPTY, OCCUPIED
 
 GAMES_PER_CASE = 4
 MAX_PLIES = 300

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from controller.games import IllegalMoveError, legal_turns, new_game
-from controller.games.draughts import (
+from tavola.games import IllegalMoveError, legal_turns, new_game
+from tavola.games.draughts import (
     CELLS,
     Draughts,
     DraughtsMove,

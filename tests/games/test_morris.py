@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from controller.games import Game, IllegalMoveError, Outcome, perft
-from controller.games.morris import Morris, MorrisMove
+from tavola.games import Game, IllegalMoveError, Outcome, perft
+from tavola.games.morris import Morris, MorrisMove
 
 # The 24 points of RULES.md "Notation", in its order.
 RULES_POINTS = [
@@ -64,7 +64,7 @@ def legal(game: Game[Any]) -> set[str]:
 
 # ------------------------------------------------------------------ board and notation
 def test_points_mills_and_neighbours_match_rules_md() -> None:
-    from controller.games import morris as mod
+    from tavola.games import morris as mod
 
     assert sorted(mod.POINTS) == RULES_POINTS
     assert sorted(sorted(mod.POINTS[i] for i in m) for m in mod.MILLS) == sorted(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.games import new_game, perft
+from tavola.games import new_game, perft
 
 PERFT_FILE = Path(__file__).with_name("perft.txt")
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from controller.games import Game, IllegalMoveError, legal_turns, new_game, perft
-from controller.games.quinque import AddTile, Mark, Pass, Quinque, TileMove
+from tavola.games import Game, IllegalMoveError, legal_turns, new_game, perft
+from tavola.games.quinque import AddTile, Mark, Pass, Quinque, TileMove
 
 RED, ORANGE = "R", "O"  # backpack tokens of the view
 

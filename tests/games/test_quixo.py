@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from controller.games import IllegalMoveError, Outcome, new_game
-from controller.games.quixo import Quixo, QuixoMove
+from tavola.games import IllegalMoveError, Outcome, new_game
+from tavola.games.quixo import Quixo, QuixoMove
 
 EMPTY5 = [". . . . ."] * 5
 

@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from controller.games import IllegalMoveError, new_game
-from controller.games.sequence_kids import (
+from tavola.games import IllegalMoveError, new_game
+from tavola.games.sequence_kids import (
     WINDOWS,
     Dead,
     Dragon,
@@ -173,7 +173,7 @@ def test_default_layout_is_symmetric_with_19_animals_on_two_spaces() -> None:
 
 
 def test_default_layout_ships_in_the_package() -> None:
-    data = resources.files("controller.games").joinpath("data", "sequence_kids_layout.toml")
+    data = resources.files("tavola.games").joinpath("data", "sequence_kids_layout.toml")
     assert data.is_file()
     assert parse_layout(data.read_text()).animal_at == load_layout().animal_at
 
@@ -186,7 +186,7 @@ def test_lines_of_four_on_the_board() -> None:
 
 
 def _rows() -> list[list[str]]:
-    text = resources.files("controller.games").joinpath("data", "sequence_kids_layout.toml")
+    text = resources.files("tavola.games").joinpath("data", "sequence_kids_layout.toml")
     import tomllib
 
     rows: list[list[str]] = tomllib.loads(text.read_text())["rows"]

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from controller.games import IllegalMoveError, Outcome, perft
-from controller.games.tessere import Tessere
+from tavola.games import IllegalMoveError, Outcome, perft
+from tavola.games.tessere import Tessere
 
 # Written out by hand, independently of the engine's generator.
 ROWS_AND_COLUMNS = [

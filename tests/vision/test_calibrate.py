@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.calibrate import Calibration, CalibrationError, calibrate
-from vision.classify import Recogniser
-from vision.detect import MarkersNotFoundError, VisionError
-from vision.render import Conditions, random_conditions, random_position, render
+from tavola.vision.calibrate import Calibration, CalibrationError, calibrate
+from tavola.vision.classify import Recogniser
+from tavola.vision.detect import MarkersNotFoundError, VisionError
+from tavola.vision.render import Conditions, random_conditions, random_position, render
 
 # A set whose colours differ from the nominal ones (an odd printing), in warm light.
 WARM = Conditions(tilt=12.0, kelvin=2900.0, brightness=0.9, seed=4)

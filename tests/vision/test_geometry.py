@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from controller.games import new_game
-from vision.geometry import MARKER_SIDE, QUIET, geometry_for
+from tavola.games import new_game
+from tavola.vision.geometry import MARKER_SIDE, QUIET, geometry_for
 
 
 def test_a1_is_bottom_left_and_names_follow_the_first_players_view() -> None:

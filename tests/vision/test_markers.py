@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.markers import (
+from tavola.vision.markers import (
     MODULES,
     corner_label,
     marker_bits,

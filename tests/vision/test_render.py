@@ -12,10 +12,10 @@ import cv2
 import numpy as np
 import pytest
 
-from controller.games import new_game
-from vision import appearance as look
-from vision.geometry import geometry_for
-from vision.render import (
+from tavola.games import new_game
+from tavola.vision import appearance as look
+from tavola.vision.geometry import geometry_for
+from tavola.vision.render import (
     GAMES,
     Conditions,
     camera,

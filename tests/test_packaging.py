@@ -1,0 +1,75 @@
+"""The distribution: one import namespace, and a wheel that installs and runs on its own."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import tomllib
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = ("controller", "hardware", "vision")  # the repository's names, not import names
+
+
+def _python_files() -> list[Path]:
+    return [p for d in (*FOLDERS, "tests", "bench") for p in (ROOT / d).rglob("*.py")]
+
+
+def test_nothing_imports_a_folder_name() -> None:
+    # `import hardware` would load a second copy of every module (two Layout classes).
+    offenders = []
+    for path in _python_files():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            offenders += [f"{path.relative_to(ROOT)}:{node.lineno} {n}" for n in names
+                          if n.split(".")[0] in FOLDERS]
+    assert offenders == []
+
+
+def test_every_package_folder_is_listed() -> None:
+    """A subpackage missing from pyproject.toml would be left out of the wheel."""
+    setup = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    mapped = {Path(folder): name for name, folder in setup["package-dir"].items()}
+    found = set()
+    for init in ROOT.glob("*/**/__init__.py"):
+        folder = init.parent.relative_to(ROOT)
+        bases = [b for b in mapped if folder == b or b in folder.parents]
+        if bases:  # the deepest mapping names the package
+            base = max(bases, key=lambda b: len(b.parts))
+            found.add(".".join((mapped[base], *folder.relative_to(base).parts)))
+    assert found == set(setup["packages"])
+
+
+def test_a_wheel_installs_and_runs_in_a_clean_venv(tmp_path: Path) -> None:
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w",
+                    str(wheels), str(ROOT)], check=True, capture_output=True)
+    (wheel,) = wheels.glob("tavola-*.whl")
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    bin_dir = env_dir / "bin"
+    subprocess.run([bin_dir / "python", "-m", "pip", "install", "--quiet", "--no-deps",
+                    "--no-index", str(wheel)], check=True, capture_output=True)
+    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    rules = subprocess.run([bin_dir / "tavola", "rules", "morris"], cwd=tmp_path, env=clean,
+                           capture_output=True, text=True, check=True)
+    assert "morris" in rules.stdout.lower()
+    # A whole session of the terminal game, and the layouts shipped as package data.
+    played = subprocess.run([bin_dir / "tavola", "play", "morris"], input="d2\nquit\n",
+                            cwd=tmp_path, env=clean, capture_output=True, text=True,
+                            timeout=60)
+    assert played.returncode == 0, played.stderr
+    code = ("from tavola.hardware.layout import Layout; import tavola.games as g;"
+            "print(len(Layout.for_game('draughts').cells), g.new_game('sequence-kids').name)")
+    out = subprocess.run([bin_dir / "python", "-c", code], cwd=tmp_path, env=clean,
+                         capture_output=True, text=True)
+    assert out.stdout.split() == ["32", "sequence-kids"], out.stderr
+    installed = {p.name for p in (env_dir / "lib").glob("python*/site-packages/*")}
+    assert not installed & set(FOLDERS), "top-level names other distributions use"
