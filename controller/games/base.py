@@ -411,6 +411,10 @@ class Game(ABC, Generic[M]):
     def _position_key(self) -> Hashable | None:
         return None
 
+    def position_key(self) -> Hashable | None:
+        """The position as a hashable key (None where the game keeps none): for search."""
+        return self._position_key()
+
     # ----------------------------------------------------------------- hooks
     def _snapshot(self) -> Any:
         return tuple(_shallow_copy(getattr(self, f)) for f in self._state_fields)

@@ -1,0 +1,229 @@
+"""The game-playing engine: hints, a computer opponent and move-quality checks, every game.
+
+Pure: a question is a game (never changed: the engine works on a copy), a level, a budget
+(nodes, or seconds with an injected clock) and a seed; the answer is data. The same
+question with a node budget always gets the same answer.
+
+>>> from tavola.games import new_game
+>>> from tavola.ai import hint
+>>> g = new_game("morris")
+>>> for text in ("a1", "b2", "a4", "b4"):
+...     g.apply(g.parse_move(text))
+>>> best = hint(g, "club", nodes=2000)[0]
+>>> best.text  # closes the mill a1-a4-a7 and takes a man
+'a7 xb2'
+
+Levels (:data:`LEVELS`): ``beginner`` (a shallow search that picks among the near-best
+turns and now and then plays a random one), ``club`` and ``strongest`` (the full budget and,
+in morris, the endgame database). Sequence for Kids' hidden cards are searched by
+information-set MCTS (:mod:`tavola.ai.mcts`); every other game by alpha-beta
+(:mod:`tavola.ai.search`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tavola.games import Game
+
+from .evaluation import WIN, knowledge
+from .mcts import InformationSetMCTS
+from .search import AlphaBeta, Budget, Oracle, ScoredTurn, SearchResult, Turn
+
+__all__ = [
+    "LEVELS",
+    "WIN",
+    "Budget",
+    "Level",
+    "ScoredTurn",
+    "SearchResult",
+    "Verdict",
+    "analyse",
+    "blunder_check",
+    "choose_turn",
+    "evaluate",
+    "hint",
+]
+
+
+@dataclass(frozen=True)
+class Level:
+    """A playing strength: the node budget per move and the deliberate imperfection.
+
+    ``slack``: the level picks at random among the turns scored within ``slack`` of the
+    best (hundredths of a man); ``mistake``: the chance of a random legal turn instead.
+    """
+
+    name: str
+    nodes: int
+    max_depth: int
+    slack: int = 0
+    mistake: float = 0.0
+    endgames: bool = False
+
+
+# Node budgets sized for about a second per move on a Raspberry Pi 4 at ``strongest``.
+LEVELS: dict[str, Level] = {
+    "beginner": Level("beginner", nodes=300, max_depth=2, slack=80, mistake=0.05),
+    "club": Level("club", nodes=2500, max_depth=8, slack=10),
+    "strongest": Level("strongest", nodes=12000, max_depth=64, endgames=True),
+}
+
+
+def level_named(name: str | Level) -> Level:
+    """The level called ``name``; ValueError naming the levels otherwise."""
+    if isinstance(name, Level):
+        return name
+    try:
+        return LEVELS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown level {name!r}; levels: {', '.join(LEVELS)}"
+        ) from None
+
+
+def _budget(level: Level, nodes: int | None, seconds: float | None,
+            clock: Callable[[], float] | None) -> Budget:
+    if nodes is None and seconds is None:
+        nodes = level.nodes
+    return Budget(nodes=nodes, seconds=seconds, clock=clock)
+
+
+def _oracle(game: Game[Any], level: Level, endgames: Any) -> Oracle | None:
+    if endgames is None or not level.endgames or game.name != "morris":
+        return None
+    probe: Oracle = endgames.probe
+    return probe
+
+
+def analyse(
+    game: Game[Any],
+    level: str | Level = "strongest",
+    *,
+    nodes: int | None = None,
+    seconds: float | None = None,
+    clock: Callable[[], float] | None = None,
+    seed: int = 0,
+    count: int = 1,
+    exclude: Sequence[Turn] = (),
+    endgames: Any = None,
+) -> SearchResult:
+    """Search the position: every turn of the player to move, best first, the best
+    ``count`` scored exactly. ``exclude``: turns already shown (the next hint).
+
+    ``endgames``: a :class:`tavola.ai.morris_endgames.Endgames` for exact morris endgames.
+    """
+    lvl = level_named(level)
+    info = knowledge(game)
+    budget = _budget(lvl, nodes, seconds, clock)
+    work = game.copy()
+    if info.hidden:
+        return InformationSetMCTS(work, info, budget, random.Random(seed)).run(
+            count, tuple(exclude)
+        )
+    search = AlphaBeta(work, info, budget, _oracle(game, lvl, endgames), max_depth=lvl.max_depth)
+    return search.run(count, exclude)
+
+
+def hint(
+    game: Game[Any],
+    level: str | Level = "strongest",
+    *,
+    nodes: int | None = None,
+    seconds: float | None = None,
+    clock: Callable[[], float] | None = None,
+    seed: int = 0,
+    count: int = 3,
+    exclude: Sequence[Turn] = (),
+    endgames: Any = None,
+) -> list[ScoredTurn]:
+    """The best ``count`` turns for the player to move, best first, with their scores.
+
+    A turn is a tuple of the game's atomic actions (a mill and its removal; a whole
+    capture chain); ``ScoredTurn.text`` is its notation. Empty once the game is over.
+    """
+    result = analyse(game, level, nodes=nodes, seconds=seconds, clock=clock, seed=seed,
+                     count=count, exclude=exclude, endgames=endgames)
+    return result.ranked[:count]
+
+
+def choose_turn(
+    game: Game[Any],
+    level: str | Level = "club",
+    *,
+    nodes: int | None = None,
+    seconds: float | None = None,
+    clock: Callable[[], float] | None = None,
+    seed: int = 0,
+    endgames: Any = None,
+) -> Turn:
+    """The computer opponent's turn at ``level``: the best one, or at the low levels one
+    of the near-best (and now and then any), drawn with ``seed``."""
+    lvl = level_named(level)
+    rng = random.Random(seed)
+    ranked = analyse(game, lvl, nodes=nodes, seconds=seconds, clock=clock, seed=seed,
+                     count=1, endgames=endgames).ranked
+    if not ranked:
+        raise ValueError("the game is over: there is no turn to choose")
+    best = ranked[0]
+    if lvl.mistake and rng.random() < lvl.mistake and not best.wins:
+        return ranked[rng.randrange(len(ranked))].turn
+    if lvl.slack and not best.wins:
+        near = [r for r in ranked if r.score >= best.score - lvl.slack]
+        return near[rng.randrange(len(near))].turn
+    return best.turn
+
+
+def evaluate(game: Game[Any]) -> int:
+    """The static evaluation for the player to move (hundredths of a man; ``WIN`` won)."""
+    outcome = game.outcome()
+    if outcome is not None:
+        if outcome.winner is None:
+            return 0
+        info = knowledge(game)
+        me = info.side(game, game.current_player)
+        return WIN if any(info.side(game, w) == me for w in outcome.winners) else -WIN
+    return knowledge(game).evaluate(game)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How good a played turn was: its score against the best one's, for the mover."""
+
+    played: int
+    best: ScoredTurn
+    loss: int
+    blunder: bool
+    threw_win: bool  # a won position thrown away
+
+
+def blunder_check(
+    game_before: Game[Any],
+    turn: Turn,
+    *,
+    threshold: int = 150,
+    level: str | Level = "strongest",
+    nodes: int | None = None,
+    seed: int = 0,
+    endgames: Any = None,
+) -> Verdict:
+    """Whether playing ``turn`` in ``game_before`` was a blunder: the evaluation dropped by
+    more than ``threshold`` (hundredths of a man), or a won position was thrown away."""
+    lvl = level_named(level)
+    budget = nodes if nodes is not None else lvl.nodes
+    result = analyse(game_before, lvl, nodes=max(1, budget // 2), seed=seed, count=1,
+                     endgames=endgames)
+    best = result.ranked[0]
+    turn = tuple(turn)
+    if turn == best.turn:
+        return Verdict(best.score, best, 0, False, False)
+    played = analyse(game_before, lvl, nodes=max(1, budget // 2), seed=seed, count=1,
+                     exclude=[r.turn for r in result.ranked if r.turn != turn],
+                     endgames=endgames).ranked
+    score = next((r.score for r in played if r.turn == turn), -WIN)
+    loss = max(0, best.score - score)
+    threw = best.score > WIN // 2 and score <= WIN // 2
+    return Verdict(score, best, loss, loss > threshold or threw, threw)

@@ -1,0 +1,333 @@
+"""What the engine knows about each game: a static evaluation, a position key, the sides.
+
+Every evaluation scores the position for the player to move (positive: good for them), in
+hundredths of a man, from what the game shows publicly (``view()``, ``player_names``, the
+games' public extras). Each is written from the game's strategy:
+
+- morris: material (men on the board and in hand), mills, open twos (two men of a mill with
+  the third point empty), double mills, blocked men, mobility; weighted by phase (placing,
+  moving, flying);
+- draughts, per variant: material with kings worth more where they fly, tempo (how far the
+  men have come), the back rank kept, the centre, runaway men near the crown;
+- quixo: lines still open for each side (four of five weigh most: the opponent's are
+  threats), the centre cube, own cubes;
+- tessere: configurations one checker from complete (the player to move completes them),
+  who holds the last block (the second block wins a full board);
+- sequence-kids: lines of four still open for each colour, free corners, dragons and
+  unicorns in the hand of the player to move (never an opponent's hand);
+- quinque: lines of five across tiles still open, backpacks left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from tavola.games import Game
+
+WIN = 1_000_000  # a won game; minus the plies it takes, so sooner is better
+Evaluator = Callable[[Game[Any]], int]
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """One game's evaluation, position key and team structure, for the searchers.
+
+    ``key`` returns None for positions that must not be shared in the transposition table.
+    ``side`` maps a player to the side (team) that wins together.
+    """
+
+    evaluate: Evaluator
+    key: Callable[[Game[Any]], Hashable | None]
+    side: Callable[[Game[Any], int], int]
+    hidden: bool = False  # cards hidden from the player to move: search by MCTS
+    # Whether the later actions of one turn (a removal, the next jump) cost no search depth:
+    # true where they are few and a leaf inside a turn would misjudge it.
+    free_continuation: bool = True
+
+
+def _two_sides(game: Game[Any], player: int) -> int:
+    return player
+
+
+def _teams(game: Game[Any], player: int) -> int:
+    """Quixo and Sequence with four players: seats 0 and 2, 1 and 3 win together."""
+    if game.num_players == 4 and game.options.get("teams", True):
+        return player % 2
+    return player
+
+
+# ----------------------------------------------------------------------------- morris
+def _morris(game: Game[Any]) -> int:
+    from tavola.games.morris import ADJACENT, INDEX, MILL_MASKS, MILLS_AT
+
+    me = game.current_player
+    own = opp = 0
+    for cell, token in game.view().items():
+        if token:
+            bit = 1 << INDEX[cell]
+            if (token == "W") == (me == 0):
+                own |= bit
+            else:
+                opp |= bit
+    hand: list[int] = game._hand  # type: ignore[attr-defined]  # not in the board's view
+    empty = ((1 << 24) - 1) & ~(own | opp)
+    n_own, n_opp = own.bit_count(), opp.bit_count()
+    placing = hand[0] or hand[1]
+    score = 120 * (n_own + hand[me] - n_opp - hand[1 - me])
+    mills = twos = 0
+    for m in MILL_MASKS:
+        a, b = own & m, opp & m
+        if a == m:
+            mills += 1
+        elif b == m:
+            mills -= 1
+        elif not b and a.bit_count() == 2:
+            twos += 1
+        elif not a and b.bit_count() == 2:
+            twos -= 1
+    score += 25 * mills + 12 * twos
+    if placing:
+        # A point where two of one's open twos meet is a fork: the opponent blocks one only.
+        for i in range(24):
+            if empty >> i & 1:
+                mine = sum(1 for m in MILLS_AT[i] if (own & m).bit_count() == 2 and not opp & m)
+                theirs = sum(1 for m in MILLS_AT[i] if (opp & m).bit_count() == 2 and not own & m)
+                score += 20 * ((mine == 2) - (theirs == 2))
+        return score
+    mob_own = mob_opp = blocked = 0
+    for i in range(24):
+        free = (ADJACENT[i] & empty).bit_count()
+        if own >> i & 1:
+            mob_own += free
+            blocked += free == 0
+        elif opp >> i & 1:
+            mob_opp += free
+            blocked -= free == 0
+    flying_own, flying_opp = n_own == 3, n_opp == 3
+    if not flying_own and not flying_opp:
+        score += 6 * (mob_own - mob_opp) - 10 * blocked
+        if mob_opp == 0:
+            score += 400  # the opponent is nearly blocked
+    # A double mill (a man swinging between two mills) wins a man every second turn.
+    for m in MILL_MASKS:
+        if own & m == m:
+            for i in range(24):
+                if m >> i & 1 and any(
+                    (own & n).bit_count() == 2 and not (opp & n) and n & ADJACENT[i] & empty
+                    for n in MILL_MASKS
+                    if n != m and not n >> i & 1
+                ):
+                    score += 30
+    if flying_opp and not flying_own:
+        score += 40  # the flier is one removal from losing
+    return score
+
+
+# ----------------------------------------------------------------------------- draughts
+def _draughts(game: Game[Any]) -> int:
+    me = game.current_player
+    mine = game.player_names[me][0]  # "W" or "B": the token of this player's men
+    flying = game.options["flying_kings"]
+    king_value = 250 if flying else 160
+    score: int = 0
+    for cell, token in game.view().items():
+        if not token:
+            continue
+        file, rank = ord(cell[0]) - 97, int(cell[1:]) - 1
+        ours = token[0] == mine
+        forward = rank if (ours and me == 0) or (not ours and me == 1) else 7 - rank
+        if len(token) > 1:
+            value = king_value
+        else:
+            value = 100 + 3 * forward + (12 if forward >= 6 else 0)  # tempo; near the crown
+            if forward == 0:
+                value += 6  # the back rank keeps the opponent's men from crowning
+        if 2 <= file <= 5 and 3 <= rank <= 4:
+            value += 6
+        score += value if ours else -value
+    return score
+
+
+# ----------------------------------------------------------------------------- quixo
+def _lines(n: int) -> list[list[str]]:
+    cells = [[f"{chr(97 + f)}{r + 1}" for f in range(n)] for r in range(n)]
+    lines = [row[:] for row in cells] + [[cells[r][f] for r in range(n)] for f in range(n)]
+    lines.append([cells[i][i] for i in range(n)])
+    lines.append([cells[i][n - 1 - i] for i in range(n)])
+    return lines
+
+
+_QUIXO_LINE = (0, 1, 4, 12, 60, 0, 0)
+
+
+def _quixo(game: Game[Any]) -> int:
+    n = game.options["size"]
+    me = game.current_player
+    mark = game.player_names[me][:2]  # "Ci" / "Cr"
+    own_mark = "O" if mark == "Ci" else "X"
+    view = game.view()
+    top = {cell: token[:1] for cell, token in view.items()}
+    score = 0
+    for line in _lines(n):
+        own = sum(1 for c in line if top[c] == own_mark)
+        opp = sum(1 for c in line if top[c] not in (".", own_mark))
+        k = n - 5  # small boards: scale the line weights down to their length
+        if not opp:
+            score += _QUIXO_LINE[max(0, own - k)]
+        elif not own:
+            score -= _QUIXO_LINE[max(0, opp - k)] * (3 if opp == n - 1 else 1)
+    centre = f"{chr(97 + n // 2)}{n // 2 + 1}"
+    if top[centre] == own_mark:
+        score += 4
+    elif top[centre] != ".":
+        score -= 4
+    score += sum(1 if t == own_mark else -1 for t in top.values() if t != ".")
+    return score
+
+
+# ----------------------------------------------------------------------------- tessere
+def _tessere(game: Game[Any]) -> int:
+    me = game.current_player
+    board = game.view()
+    supply = game.off_board()  # type: ignore[attr-defined]
+    available = 0
+    for token, count in supply.items():
+        if count and token != "K":
+            available |= _colour_mask(token)
+    score = 0
+    for config in game.configurations:  # type: ignore[attr-defined]
+        tokens = [board[c] for c in config]
+        if "K" in tokens:
+            continue
+        placed = [t for t in tokens if t]
+        shared = 15
+        for t in placed:
+            shared &= _colour_mask(t)
+        if not shared:
+            continue
+        if len(placed) == 3 and shared & available:
+            return 5000  # the player to move completes it now
+        if len(placed) == 2:
+            score -= 3  # a third checker sharing the colour would hand over a win
+    mine, theirs = game.block_cell(me), game.block_cell(1 - me)  # type: ignore[attr-defined]
+    if theirs is not None and mine is None:
+        score += 40  # the player to move holds the last block: a full board is theirs
+    elif mine is not None and theirs is None:
+        score -= 40
+    return score
+
+
+def _colour_mask(token: str) -> int:
+    return sum(1 << "RYGB".index(c) for c in token if c in "RYGB")
+
+
+# ----------------------------------------------------------------------------- sequence
+_SEQ_LINE = (0, 2, 8, 40, 0)
+
+
+def _sequence(game: Game[Any]) -> int:
+    from tavola.games.sequence_kids import CELLS, CORNERS, WINDOWS
+
+    me = game.current_player
+    colour = game.colour_of(me)  # type: ignore[attr-defined]
+    view = game.view()
+    board = ["*" if c in CORNERS else view[c] for c in CELLS]
+    score = 0
+    for window in WINDOWS:
+        own = opp = 0
+        for i in window:
+            t = board[i]
+            if t == colour or t == "*":
+                own += 1
+            elif t:
+                opp += 1
+        free = sum(1 for i in window if board[i] == "*")
+        if not opp:
+            score += _SEQ_LINE[own]
+        elif own == free:
+            score -= _SEQ_LINE[opp + free]
+    hand = game.view_for(me).get("hand") or []
+    score += 15 * sum(1 for card in hand if card in ("dragon", "unicorn"))
+    return score
+
+
+# ----------------------------------------------------------------------------- quinque
+_QUINQUE_LINE = (0, 1, 4, 12, 40, 100, 100, 100, 100, 100, 100)
+
+
+def _quinque(game: Game[Any]) -> int:
+    me = game.current_player
+    own_token = ("R", "O")[me]
+    length = game.options["line_length"]
+    cells: dict[tuple[int, int], str] = {}
+    for name, token in game.view().items():
+        sx, _, sy = name.partition(",")
+        cells[(int(sx), int(sy))] = token
+    score = 0
+    for x, y in cells:
+        for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+            own = opp = 0
+            for k in range(length):
+                t = cells.get((x + k * dx, y + k * dy))
+                if t is None:
+                    break
+                if t == own_token:
+                    own += 1
+                elif t != ".":
+                    opp += 1
+            else:
+                if not opp:
+                    score += _QUINQUE_LINE[own]
+                elif not own:
+                    score -= _QUINQUE_LINE[opp]
+    left: list[int] = game.left  # type: ignore[attr-defined]
+    return score + 2 * (left[me] - left[1 - me])
+
+
+# ----------------------------------------------------------------------------- keys
+def _key_from_game(game: Game[Any]) -> Hashable | None:
+    return game.position_key()
+
+
+def _quixo_key(game: Game[Any]) -> Hashable:
+    g: Any = game
+    return (tuple(g.board), tuple(g.dots), g.player)
+
+
+def _tessere_key(game: Game[Any]) -> Hashable:
+    g: Any = game
+    return (tuple(g.board), tuple(g.blocks), g.to_move)
+
+
+def _quinque_key(game: Game[Any]) -> Hashable:
+    g: Any = game
+    return (
+        frozenset(g.tiles.items()), frozenset(g.sky.items()), tuple(g.left), g.supply,
+        g.player, g.phase, g.marked,
+    )  # fmt: skip
+
+
+def _no_key(game: Game[Any]) -> None:
+    return None
+
+
+KNOWLEDGE: dict[str, Knowledge] = {
+    "morris": Knowledge(_morris, _key_from_game, _two_sides),
+    "draughts": Knowledge(_draughts, _key_from_game, _two_sides),
+    "quixo": Knowledge(_quixo, _quixo_key, _teams),
+    "tessere": Knowledge(_tessere, _tessere_key, _two_sides),
+    "sequence-kids": Knowledge(_sequence, _no_key, _teams, hidden=True),
+    "quinque": Knowledge(_quinque, _quinque_key, _two_sides, free_continuation=False),
+}
+
+
+def knowledge(game: Game[Any]) -> Knowledge:
+    """The engine's knowledge of ``game``'s kind; ValueError for a game it does not know."""
+    try:
+        return KNOWLEDGE[game.name]
+    except KeyError:
+        raise ValueError(
+            f"no engine for game {game.name!r}; known: {', '.join(KNOWLEDGE)}"
+        ) from None

@@ -1,0 +1,285 @@
+"""Alpha-beta search over the game contract's atomic actions, for every game.
+
+Negamax over sides: a value is always for the side of the player to move at that node, and
+it changes sign only when an action hands the turn to the other side; a turn made of several
+actions (a mill and its removal, the jumps of a chain) keeps the sign and, where the game
+says so, costs no depth, so a leaf never falls in the middle of a turn. Iterative deepening
+orders each iteration by the last; a transposition table (keyed by the game's position key)
+and a history table order the rest. The root works on whole turns (``legal_turns``) and can
+rank several of them exactly (multi-PV), for hints.
+
+The budget is a node count and/or seconds read from an injected clock: without a clock the
+search reads no time at all and is exactly reproducible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tavola.games import Game, Outcome, legal_turns
+
+from .evaluation import WIN, Knowledge
+
+INF = 10 * WIN
+Turn = tuple[Any, ...]
+Oracle = Callable[[Game[Any]], "int | None"]
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+_CHECK_EVERY = 256  # nodes between budget checks
+
+
+class OutOfBudget(Exception):
+    """The node or time budget ran out in the middle of an iteration."""
+
+
+@dataclass
+class Budget:
+    """How much one search may spend: ``nodes`` and/or ``seconds`` read from ``clock``.
+
+    ``clock`` is any callable returning seconds (``time.monotonic`` in the daemon); it is
+    required with ``seconds``, so nothing inside the engine reads the time by itself.
+    """
+
+    nodes: int | None = None
+    seconds: float | None = None
+    clock: Callable[[], float] | None = None
+
+    def __post_init__(self) -> None:
+        if self.seconds is not None and self.clock is None:
+            raise ValueError("a budget in seconds needs a clock (e.g. clock=time.monotonic)")
+        if self.nodes is not None and self.nodes < 1:
+            raise ValueError(f"nodes must be at least 1, got {self.nodes}")
+
+
+@dataclass(frozen=True)
+class ScoredTurn:
+    """A whole turn with its score for the player to move (``WIN`` minus plies: a win)."""
+
+    turn: Turn
+    score: int
+    text: str
+
+    @property
+    def wins(self) -> bool:
+        """Whether the search proved a forced win with this turn."""
+        return self.score > WIN // 2
+
+
+@dataclass
+class SearchResult:
+    """Ranked turns (best first), the depth of the last finished iteration, nodes spent."""
+
+    ranked: list[ScoredTurn]
+    depth: int
+    nodes: int
+    elapsed: float | None = None  # seconds, when a clock was given
+
+
+@dataclass
+class _Entry:
+    depth: int
+    value: int
+    flag: int
+    move: Any
+
+
+@dataclass
+class AlphaBeta:
+    """One search of one position; create a new one per question (its tables are its own)."""
+
+    game: Game[Any]
+    knowledge: Knowledge
+    budget: Budget
+    oracle: Oracle | None = None
+    max_depth: int = 64
+    nodes: int = 0
+    _table: dict[Hashable, _Entry] = field(default_factory=dict)
+    _history: dict[Any, int] = field(default_factory=dict)
+    _deadline: float | None = None
+    _enforce: bool = False
+
+    def run(self, count: int = 1, exclude: Sequence[Turn] = ()) -> SearchResult:
+        """Rank the turns of the player to move; the best ``count`` get exact scores."""
+        game = self.game
+        if game.outcome() is not None:
+            return SearchResult([], 0, 0)
+        clock = self.budget.clock
+        start = clock() if clock else None
+        if start is not None and self.budget.seconds is not None:
+            self._deadline = start + self.budget.seconds
+        excluded = {tuple(t) for t in exclude}
+        if self.knowledge.free_continuation:
+            every = legal_turns(game)
+        else:  # too many whole turns (Quinque): rank first actions, then follow the table
+            every = [(m,) for m in game.legal_moves()]
+            excluded = {t[:1] for t in excluded}
+        turns = [t for t in every if t not in excluded] or every
+        ranked = [ScoredTurn(t, 0, game.turn_notation([str(m) for m in t])) for t in turns]
+        done = 0
+        for depth in range(1, self.max_depth + 1):
+            self._enforce = depth > 1  # the first iteration always finishes: a hint exists
+            try:
+                ranked = self._root(ranked, depth, max(1, count))
+            except OutOfBudget:
+                break
+            done = depth
+            if ranked[0].wins or (ranked[0].score < -WIN // 2 and len(ranked) == 1):
+                break
+            if all(abs(r.score) > WIN // 2 for r in ranked[:count]):
+                break
+        if not self.knowledge.free_continuation:
+            ranked = [self._complete(r) for r in ranked[:count]] + ranked[count:]
+        elapsed = clock() - start if clock and start is not None else None
+        return SearchResult(ranked, done, self.nodes, elapsed)
+
+    def _complete(self, item: ScoredTurn) -> ScoredTurn:
+        """The rest of the turn that ``item`` begins: the table's best replies of the
+        same player (the first legal action when the table has none)."""
+        game = self.game
+        player = game.current_player
+        turn = list(item.turn)
+        for move in turn:
+            game.apply(move)
+        try:
+            while game.outcome() is None and game.current_player == player:
+                key = self.knowledge.key(game)
+                entry = self._table.get(key) if key is not None else None
+                moves = game.legal_moves()
+                if entry is not None and entry.move in moves:
+                    move = entry.move
+                else:
+                    move = max(moves, key=lambda m: self._after(m, player))
+                game.apply(move)
+                turn.append(move)
+        finally:
+            for _ in turn:
+                game.undo()
+        text = game.turn_notation([str(m) for m in turn])
+        return ScoredTurn(tuple(turn), item.score, text)
+
+    # ------------------------------------------------------------------ root
+    def _root(self, ranked: list[ScoredTurn], depth: int, count: int) -> list[ScoredTurn]:
+        game = self.game
+        side = self.knowledge.side
+        me = side(game, game.current_player)
+        scored: list[ScoredTurn] = []
+        for item in ranked:
+            for move in item.turn:
+                game.apply(move)
+            if len(scored) < count:
+                floor = -INF
+            else:
+                floor = sorted((s.score for s in scored), reverse=True)[count - 1]
+            try:
+                if side(game, game.current_player) == me:
+                    value = self._value(depth - 1, floor, INF, len(item.turn), False)
+                else:
+                    value = -self._value(depth - 1, -INF, -floor, len(item.turn), False)
+            finally:
+                for _ in item.turn:
+                    game.undo()
+            scored.append(ScoredTurn(item.turn, value, item.text))
+        scored.sort(key=lambda s: -s.score)  # stable: ties keep the previous order
+        return scored
+
+    def _after(self, move: Any, player: int) -> int:
+        """The static value of the position after ``move``, for ``player``'s side."""
+        game = self.game
+        side = self.knowledge.side
+        game.apply(move)
+        try:
+            outcome = game.outcome()
+            if outcome is not None:
+                value = self._terminal(outcome, 0)
+            else:
+                value = self.knowledge.evaluate(game)
+            same = side(game, game.current_player) == side(game, player)
+            return value if same else -value
+        finally:
+            game.undo()
+
+    # ------------------------------------------------------------------ inner nodes
+    def _value(self, depth: int, alpha: int, beta: int, ply: int, mid_turn: bool) -> int:
+        """The value for the side to move, ``alpha``/``beta`` bounds from its point of view."""
+        game = self.game
+        self.nodes += 1
+        if self._enforce and self.nodes % _CHECK_EVERY == 0:
+            self._check_budget()
+        outcome = game.outcome()
+        if outcome is not None:
+            return self._terminal(outcome, ply)
+        if not mid_turn and self.oracle is not None:
+            exact = self.oracle(game)
+            if exact is not None:
+                return exact - ply if exact > 0 else exact + ply if exact < 0 else 0
+        moves = game.legal_moves()
+        if depth <= 0 and not (mid_turn and self.knowledge.free_continuation) and (
+            len(moves) != 1 or ply > self.max_depth + 16
+        ):
+            return self.knowledge.evaluate(game)
+        key = self.knowledge.key(game)
+        entry = self._table.get(key) if key is not None else None
+        first = None
+        if entry is not None:
+            first = entry.move
+            if entry.depth >= depth:
+                if entry.flag == _EXACT:
+                    return entry.value
+                if entry.flag == _LOWER and entry.value >= beta:
+                    return entry.value
+                if entry.flag == _UPPER and entry.value <= alpha:
+                    return entry.value
+        history = self._history
+        moves.sort(key=lambda m: -history.get(m, 0))
+        if first is not None and first in moves:
+            moves.remove(first)
+            moves.insert(0, first)
+        side = self.knowledge.side
+        player = game.current_player
+        me = side(game, player)
+        origin = alpha
+        best = -INF
+        best_move = moves[0]
+        for move in moves:
+            game.apply(move)
+            try:
+                nxt = game.current_player
+                if nxt == player and game.outcome() is None:
+                    step = 0 if self.knowledge.free_continuation else 1
+                    value = self._value(depth - step, alpha, beta, ply + 1, True)
+                elif side(game, nxt) == me:
+                    value = self._value(depth - 1, alpha, beta, ply + 1, False)
+                else:
+                    value = -self._value(depth - 1, -beta, -alpha, ply + 1, False)
+            finally:
+                game.undo()
+            if value > best:
+                best, best_move = value, move
+                if value > alpha:
+                    alpha = value
+                    if alpha >= beta:
+                        history[move] = history.get(move, 0) + depth * depth
+                        break
+        if key is not None:
+            flag = _UPPER if best <= origin else _LOWER if best >= beta else _EXACT
+            self._table[key] = _Entry(depth, best, flag, best_move)
+        return best
+
+    def _terminal(self, outcome: Outcome, ply: int) -> int:
+        if outcome.winner is None:
+            return 0
+        game = self.game
+        side = self.knowledge.side
+        me = side(game, game.current_player)
+        won = any(side(game, w) == me for w in outcome.winners)
+        return WIN - ply if won else -WIN + ply
+
+    def _check_budget(self) -> None:
+        budget = self.budget
+        if budget.nodes is not None and self.nodes >= budget.nodes:
+            raise OutOfBudget
+        if self._deadline is not None and budget.clock is not None and (
+            budget.clock() >= self._deadline
+        ):
+            raise OutOfBudget

@@ -1,0 +1,135 @@
+"""The engine's contract: hints are legal, a win in one is found, answers replay by seed."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from tavola.ai import WIN, blunder_check, choose_turn, evaluate, hint
+from tavola.games import Game, legal_turns, new_game
+
+GAMES: list[tuple[str, dict[str, Any]]] = [
+    ("morris", {}),
+    ("draughts", {"variant": "dame"}),
+    ("draughts", {"variant": "russian"}),
+    ("draughts", {"variant": "english"}),
+    ("quixo", {}),
+    ("quixo", {"players": 4}),
+    ("tessere", {}),
+    ("sequence-kids", {"seed": 7}),
+    ("quinque", {}),
+]
+IDS = [f"{name}-{params.get('variant', params.get('players', ''))}" for name, params in GAMES]
+
+
+def _random_positions(name: str, params: dict[str, Any], seed: int, plies: int) -> list[Game[Any]]:
+    """Copies of the positions of one seeded random game, every few plies."""
+    rng = random.Random(seed)
+    game = new_game(name, **params)
+    out = []
+    for ply in range(plies):
+        if game.outcome() is not None:
+            break
+        if ply % 7 == 3:
+            out.append(game.copy())
+        moves = game.legal_moves()
+        game.apply(moves[rng.randrange(len(moves))])
+    return out
+
+
+def _plays(game: Game[Any], turn: tuple[Any, ...]) -> Game[Any]:
+    work = game.copy()
+    for move in turn:
+        work.apply(move)  # raises IllegalMoveError if the hint is not legal
+    return work
+
+
+@pytest.mark.parametrize(("name", "params"), GAMES, ids=IDS)
+def test_every_hint_is_a_legal_whole_turn(name: str, params: dict[str, Any]) -> None:
+    for game in _random_positions(name, params, seed=1, plies=40):
+        before = game.to_dict()
+        hints = hint(game, "club", nodes=300, count=3)
+        assert hints, "a running game always has a hint"
+        assert game.to_dict() == before, "hint must not change the game it is asked about"
+        for h in hints:
+            work = _plays(game, h.turn)
+            mover = game.current_player
+            assert work.outcome() is not None or work.current_player != mover or (
+                # a Sequence hint is one action: after a dead-card exchange comes a new card
+                name == "sequence-kids"
+            )
+
+
+def _wins_at_once(game: Game[Any], turn: tuple[Any, ...]) -> bool:
+    work = _plays(game, turn)
+    outcome = work.outcome()
+    return outcome is not None and game.current_player in outcome.winners
+
+
+@pytest.mark.parametrize(("name", "params"), GAMES, ids=IDS)
+def test_a_win_in_one_is_always_found(name: str, params: dict[str, Any]) -> None:
+    found = 0
+    for seed in range(40):
+        for game in _random_positions(name, params, seed=seed, plies=120)[::2]:
+            if name in ("sequence-kids", "quinque"):  # one action wins: it ends the turn
+                winning = [(m,) for m in game.legal_moves() if _wins_at_once(game, (m,))]
+            else:
+                winning = [t for t in legal_turns(game) if _wins_at_once(game, t)]
+            if not winning:
+                continue
+            best = hint(game, "strongest", nodes=400, count=1)[0]
+            assert _wins_at_once(game, best.turn), (game.to_dict(), best.text)
+            if name != "sequence-kids":
+                assert best.score > WIN // 2
+            found += 1
+            if found >= 3:
+                return
+    pytest.skip(f"no win in one met in {name}'s random games")
+
+
+@pytest.mark.parametrize(("name", "params"), GAMES, ids=IDS)
+def test_the_same_seed_gives_the_same_answer(name: str, params: dict[str, Any]) -> None:
+    game = _random_positions(name, params, seed=3, plies=12)[-1]
+    first = [(h.turn, h.score) for h in hint(game, "club", nodes=300, seed=5)]
+    again = [(h.turn, h.score) for h in hint(game, "club", nodes=300, seed=5)]
+    assert first == again
+    turns = {choose_turn(game, "beginner", seed=s) for s in range(3)}
+    assert turns == {choose_turn(game, "beginner", seed=s) for s in range(3)}
+
+
+def test_exclude_gives_the_next_best() -> None:
+    game = new_game("morris")
+    first = hint(game, "club", nodes=500, count=1)[0]
+    second = hint(game, "club", nodes=500, count=1, exclude=[first.turn])[0]
+    assert second.turn != first.turn
+
+
+def test_a_thrown_away_mill_is_a_blunder() -> None:
+    game = new_game("morris")
+    for text in ("a1", "b2", "a4", "b4"):
+        game.apply(game.parse_move(text))
+    mill = (game.parse_move("a7"), game.parse_move("xb2"))
+    assert not blunder_check(game, mill, nodes=1000).blunder
+    verdict = blunder_check(game, (game.parse_move("g1"),), nodes=1000)
+    assert verdict.blunder and verdict.loss > 100
+    assert verdict.best.turn[0] == game.parse_move("a7")
+
+
+def test_evaluate_is_for_the_player_to_move() -> None:
+    game = new_game("draughts", variant="russian")
+    game.set_position({"board": {"c3": "W", "e3": "W", "f6": "B"}, "turn": 0})
+    assert evaluate(game) > 0
+    game.set_position({"board": {"c3": "W", "e3": "W", "f6": "B"}, "turn": 1})
+    assert evaluate(game) < 0
+
+
+@pytest.mark.parametrize("variant", ["dame", "german", "russian", "brazilian", "english"])
+def test_draughts_takes_the_last_piece(variant: str) -> None:
+    game = new_game("draughts", variant=variant)
+    game.set_position({"board": {"c3": game.player_names[0][0], "d4": game.player_names[1][0],
+                                 "a1": game.player_names[0][0]}, "turn": 0})
+    best = hint(game, "strongest", nodes=500, count=1)[0]
+    assert best.text == "c3xe5"
+    assert _wins_at_once(game, best.turn)
