@@ -28,7 +28,7 @@ def _params(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from tavola.play import play
+    from tavola.play import Opponent, play
 
     if args.load:
         record = json.loads(Path(args.load).read_text())
@@ -40,7 +40,19 @@ def _cmd_play(args: argparse.Namespace) -> int:
         if args.variant:
             params["variant"] = args.variant
         game = new_game(args.game, **params)
-    play(game)
+    opponent = None
+    if args.opponent == "ai" or args.level != "club" or args.seed:
+        from tavola import ai
+        from tavola.ai import morris_endgames
+
+        ai.level_named(args.level)  # a bad level stops here, before the game starts
+        side = game.num_players - 1 if args.ai_plays is None else args.ai_plays
+        if not 0 <= side < game.num_players:
+            raise ValueError(f"--ai-plays {side}: players are 0 ... {game.num_players - 1}")
+        endgames = morris_endgames.load() if game.name == "morris" else None
+        opponent = Opponent(side=side if args.opponent == "ai" else None, level=args.level,
+                            seed=args.seed, endgames=endgames)
+    play(game, opponent=opponent)
     return 0
 
 
@@ -147,6 +159,32 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_endgames(args: argparse.Namespace) -> int:
+    import time
+
+    from tavola.ai import morris_endgames
+    from tavola.ai.morris_retrograde import build
+
+    directory = Path(args.dir) if args.dir else morris_endgames.default_directory()
+    tables = tuple(t.strip() for t in args.tables.split(",") if t.strip())
+    unknown = [t for t in tables if t not in morris_endgames.TABLES]
+    if unknown or not tables:
+        raise ValueError(f"--tables {args.tables!r}: choose from "
+                         f"{','.join(morris_endgames.TABLES)}")
+    start = time.monotonic()
+    say = print if args.verbose else (lambda text: None)
+    built = build(tables, say)
+    stats = {name: {"won": int((v > 0).sum()), "lost": int((v < 0).sum()),
+                    "longest_win_turns": int(1000 - v[v > 0].min()) if (v > 0).any() else 0}
+             for name, v in built.items()}
+    morris_endgames.save(built, directory, stats)
+    for name, row in stats.items():
+        print(f"{name}: {row['won']} won and {row['lost']} lost for the player to move, "
+              f"longest win {row['longest_win_turns']} turns")
+    print(f"Wrote {', '.join(sorted(built))} to {directory} in {time.monotonic() - start:.0f} s.")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tavola", description="An electronic referee for wooden board games."
@@ -160,6 +198,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                    help="a game parameter (repeatable), e.g. -p flying=false")
     p.add_argument("--load", metavar="FILE", help="resume a game saved with 'save FILE'")
+    p.add_argument("--opponent", choices=("ai",), help="the computer plays one side")
+    p.add_argument("--level", default="club", help="the computer's strength: beginner, "
+                   "club, strongest (docs/ai.md)")
+    p.add_argument("--ai-plays", type=int, metavar="PLAYER",
+                   help="the player the computer plays (0 moves first; default: the last)")
+    p.add_argument("--seed", type=int, default=0, help="replays the computer's choices")
     p.set_defaults(func=_cmd_play)
 
     p = sub.add_parser("run", help="run the board daemon (the simulator unless configured)")
@@ -219,6 +263,15 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true", help='print {"cells": {...}}')
     v.add_argument("--players", type=int, default=2)
     p.set_defaults(func=_cmd_vision)
+
+    p = sub.add_parser("endgames", help="build the morris endgame tables used by hints and "
+                       "the computer opponent (needs numpy; a minute or two)")
+    p.add_argument("action", choices=("build",))
+    p.add_argument("--dir", help="where to cache them (default: $TAVOLA_ENDGAMES, else "
+                   "$CACHE_DIRECTORY/endgames, else ~/.cache/tavola/endgames)")
+    p.add_argument("--tables", default="3v3,3v4,4v3", help="which material, e.g. 3v3")
+    p.add_argument("-v", "--verbose", action="store_true", help="show every sweep")
+    p.set_defaults(func=_cmd_endgames)
 
     p = sub.add_parser("rules", help="list the games, their parameters and variants")
     p.add_argument("game", nargs="?")

@@ -29,6 +29,10 @@ def test_rules_lists_every_game_with_its_parameters(capsys: pytest.CaptureFixtur
         (["play", "morris", "-p", "flying=maybe"], "parameter 'flying' must be bool"),
         (["export", "nope", "--journal", "/nonexistent"], "no finished game 'nope'"),
         (["vision", "markers", "-o", "sheet.png"], "name it *.svg or *.pdf"),
+        (["play", "morris", "--opponent", "ai", "--level", "master"],
+         "unknown level 'master'; levels: beginner, club, strongest"),
+        (["play", "morris", "--opponent", "ai", "--ai-plays", "2"], "--ai-plays 2: players"),
+        (["endgames", "build", "--tables", "5v5"], "--tables '5v5': choose from 3v3"),
     ],
 )
 def test_user_errors_are_one_line(argv: list[str], message: str,

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from tavola.games import Outcome
-from tavola.play import CLEAR, describe, play
+from tavola.games import Outcome, new_game
+from tavola.play import CLEAR, Opponent, describe, play
 from tests.games.test_base import Race
 
 
@@ -65,3 +66,41 @@ def test_describe_team_wins() -> None:
     game.player_names = ("A1", "B1", "A2", "B2")
     assert describe(game, Outcome(0, "line", (0, 2))) == "A1 and A2 win (line)"
     assert describe(game, Outcome(None, "stalemate")) == "Draw (stalemate)"
+
+
+def _run_any(game: Any, lines: list[str], opponent: Opponent | None) -> tuple[Any, str]:
+    feed: Iterator[str] = iter(lines)
+    out: list[str] = []
+
+    def read(prompt: str) -> str:
+        out.append(prompt)
+        try:
+            return next(feed)
+        except StopIteration:
+            raise EOFError from None
+
+    result = play(game, read, out.append, opponent=opponent)
+    return result, "\n".join(out)
+
+
+def test_the_computer_answers_and_hints_give_the_next_best() -> None:
+    game = new_game("morris")
+    opponent = Opponent(side=1, level="beginner", seed=1, hint_level="club")
+    _, out = _run_any(game, ["d2", "hint", "hint", "hint", "hint", "quit"], opponent)
+    assert "Black (computer, beginner) plays " in out
+    hints = [line for line in out.splitlines() if line.startswith(("Hint:", "Second", "Third"))]
+    assert len(hints) == 3 and len({h.split(":")[1] for h in hints}) == 3
+    assert "No more hints this turn (3 shown)." in out
+    assert len(game.history) == 2  # d2 and the computer's answer
+
+
+def test_undo_against_the_computer_goes_back_to_ones_own_turn() -> None:
+    game = new_game("morris")
+    _, out = _run_any(game, ["d2", "undo", "quit"], Opponent(side=1, level="beginner"))
+    assert "Took back d2, " in out
+    assert game.history == ()
+
+
+def test_a_game_the_engine_does_not_know_gets_no_hint() -> None:
+    _, out = run(Race(), ["hint", "quit"])
+    assert "No hint: no engine for game" in out

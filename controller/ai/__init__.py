@@ -46,6 +46,7 @@ __all__ = [
     "choose_turn",
     "evaluate",
     "hint",
+    "level_named",
 ]
 
 

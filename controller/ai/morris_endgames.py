@@ -1,0 +1,132 @@
+"""Nine Men's Morris flying endgames solved exactly, by retrograde analysis.
+
+With none in hand and a side down to three men, that side flies; these endgames are short
+in men but long in moves, and a search alone plays them badly. The tables hold, for every
+position of 3 v 3 and 3 v 4 men (either side to move), the exact value for the player to
+move and how many turns it takes: won in d turns, lost in d turns, or drawn.
+
+Building needs numpy (``tavola endgames build``, a minute or two; ``pip install numpy``);
+reading the tables needs only the standard library. The values assume the default rules
+(flying, removals compulsory, a re-formed mill counts, a mill earns a removal even when all
+the opponent's men are in mills) and count repetitions and the no-removal rule as draws
+never: a won line longer than what remains of ``no_removal_plies`` may still be drawn there.
+
+Encoding, one signed 16-bit number per position, for the player to move: ``1000 - d`` won
+in ``d`` turns, ``-(1000 - d)`` lost in ``d`` turns (``-1000``: blocked now), 0 drawn.
+Table ``"AvB"`` is indexed ``rank(mover's men) * C(24, B) + rank(opponent's men)`` with the
+men as sets of point indices (``tavola.games.morris.POINTS``) ranked in colex order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from array import array
+from collections.abc import Mapping
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from tavola.games import Game
+
+from .evaluation import WIN
+
+TABLES = ("3v3", "3v4", "4v3")
+VERSION = 1
+RULES = {"flying": True, "strict_seed": False, "optional_removal": False,
+         "reformed_mills": "count"}
+_MILLS: tuple[int, ...] = ()  # filled from tavola.games.morris on first use
+
+
+def default_directory(env: Mapping[str, str] | None = None) -> Path:
+    """Where the tables are cached: ``$TAVOLA_ENDGAMES``, else systemd's
+    ``$CACHE_DIRECTORY``, else ``$XDG_CACHE_HOME/tavola/endgames``, else ``~/.cache/...``."""
+    env = os.environ if env is None else env
+    if env.get("TAVOLA_ENDGAMES"):
+        return Path(env["TAVOLA_ENDGAMES"])
+    if env.get("CACHE_DIRECTORY"):
+        return Path(env["CACHE_DIRECTORY"].split(":")[0]) / "endgames"
+    if env.get("XDG_CACHE_HOME"):
+        return Path(env["XDG_CACHE_HOME"]) / "tavola" / "endgames"
+    home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+    return home / ".cache" / "tavola" / "endgames"
+
+
+def sets_of(size: int) -> list[int]:
+    """Every set of ``size`` of the 24 points as a bitmask, in rank order."""
+    return [sum(1 << i for i in combo) for combo in combinations(range(24), size)]
+
+
+class Endgames:
+    """Loaded tables: :meth:`value` of a position, :meth:`probe` for the searcher."""
+
+    def __init__(self, tables: Mapping[str, array[int]]) -> None:
+        self._tables = dict(tables)
+        self._rank = {n: {mask: i for i, mask in enumerate(sets_of(n))} for n in (3, 4)}
+        self._count = {3: 2024, 4: 10626}
+
+    @property
+    def tables(self) -> tuple[str, ...]:
+        """The material the tables cover, e.g. ("3v3", "3v4", "4v3")."""
+        return tuple(sorted(self._tables))
+
+    def value(self, mover: int, opponent: int) -> int | None:
+        """The stored value for the player to move with men ``mover`` against ``opponent``
+        (bitmasks of points), or None when no table covers that material."""
+        a, b = mover.bit_count(), opponent.bit_count()
+        table = self._tables.get(f"{a}v{b}")
+        if table is None:
+            return None
+        return table[self._rank[a][mover] * self._count[b] + self._rank[b][opponent]]
+
+    def probe(self, game: Game[Any]) -> int | None:
+        """The exact value of a morris position for the player to move, in the searcher's
+        units (``WIN - d`` won in d turns), or None when it is not in the tables."""
+        if game.name != "morris" or any(game.options[k] != v for k, v in RULES.items()):
+            return None
+        key = game.position_key()
+        if not isinstance(key, int):
+            return None  # the middle of a turn (a removal owed)
+        # Morris's key: the men of each player (24 bits each), the player, men in hand.
+        if key >> 49:
+            return None
+        men = (key & 0xFFFFFF, key >> 24 & 0xFFFFFF)
+        me = key >> 48 & 1
+        v = self.value(men[me], men[1 - me])
+        if v is None:
+            return None
+        if v > 0:
+            return WIN - (1000 - v)
+        if v < 0:
+            return -WIN + (1000 + v)
+        return 0
+
+
+def load(directory: Path | None = None) -> Endgames | None:
+    """The tables cached in ``directory`` (default: :func:`default_directory`), or None
+    when none were built. A table of another version or rules is ignored."""
+    directory = default_directory() if directory is None else directory
+    meta_path = directory / "meta.json"
+    if not meta_path.is_file():
+        return None
+    meta = json.loads(meta_path.read_text())
+    if meta.get("version") != VERSION or meta.get("rules") != RULES:
+        return None
+    tables = {}
+    for name in meta.get("tables", ()):
+        data = array("h")
+        data.frombytes((directory / f"{name}.i16").read_bytes())
+        if sys.byteorder == "big":
+            data.byteswap()  # the files are little-endian
+        tables[name] = data
+    return Endgames(tables) if tables else None
+
+
+def save(tables: Mapping[str, Any], directory: Path, stats: Mapping[str, Any]) -> None:
+    """Write the tables (numpy int16 arrays, little-endian) and their description."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, values in tables.items():
+        (directory / f"{name}.i16").write_bytes(values.astype("<i2").tobytes())
+    meta = {"version": VERSION, "rules": RULES, "tables": sorted(tables), "stats": stats}
+    (directory / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
