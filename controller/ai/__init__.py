@@ -47,6 +47,7 @@ __all__ = [
     "evaluate",
     "hint",
     "level_named",
+    "pick",
 ]
 
 
@@ -164,9 +165,15 @@ def choose_turn(
     """The computer opponent's turn at ``level``: the best one, or at the low levels one
     of the near-best (and now and then any), drawn with ``seed``."""
     lvl = level_named(level)
-    rng = random.Random(seed)
     ranked = analyse(game, lvl, nodes=nodes, seconds=seconds, clock=clock, seed=seed,
                      count=1, endgames=endgames).ranked
+    return pick(ranked, lvl, seed)
+
+
+def pick(ranked: Sequence[ScoredTurn], level: str | Level, seed: int = 0) -> Turn:
+    """The turn ``level`` plays from a search's ranking (:func:`choose_turn`'s last step)."""
+    lvl = level_named(level)
+    rng = random.Random(seed)
     if not ranked:
         raise ValueError("the game is over: there is no turn to choose")
     best = ranked[0]
