@@ -62,7 +62,7 @@ chain the pieces already jumped are reported as gone (players lift them as they 
 the rules still treat them as blockers until the chain ends.
 
 >>> g = Draughts()
->>> g.apply(g.parse_move("c3-d4"))
+>>> g.apply("c3-d4")
 >>> g.current_player, g.view()["d4"], g.view()["c3"]
 (1, 'W', '')
 """
@@ -75,7 +75,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .base import Game, Outcome, Param
+from .base import Game, Outcome, Param, Reason
 
 # ----------------------------------------------------------------------------- geometry
 # Square index = 4 * rank + file // 2 over the dark squares only (rank and file from 0).
@@ -129,14 +129,20 @@ _ENEMY: tuple[tuple[bool, ...], ...] = (
 QUIET, JUMP, HUFF, STOP, FORCE = "-", "x", "huff", "stop", "force"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class DraughtsMove:
-    """One atomic draughts action.
+    """One atomic draughts action; ``str`` is its notation, ``repr`` pastes back.
 
     ``kind`` is ``"-"`` (quiet move), ``"x"`` (one jump of a chain), ``"huff"``, ``"stop"``
     (end a chain early) or ``"force"``; ``src`` and ``dst`` are square indices (see
-    :data:`CELLS`; -1 when unused). Build moves with :meth:`Draughts.parse_move` or take them
-    from ``legal_moves()``: the module keeps one object per move.
+    :data:`CELLS`; -1 when unused), so ``from_cell`` and ``to_cell`` name them. Build moves
+    with :meth:`from_text` (or :meth:`Draughts.parse_move`, which also reads the English
+    1-32 numbering) or take them from ``legal_moves()``: the module keeps one object per move.
+
+    >>> DraughtsMove.from_text("c3xe5")
+    DraughtsMove.from_text('c3xe5')
+    >>> DraughtsMove.from_text("c3xe5").from_cell
+    'c3'
     """
 
     kind: str
@@ -149,6 +155,25 @@ class DraughtsMove:
         if self.kind == FORCE:
             return FORCE
         return f"{self.kind} {CELLS[self.src]}"
+
+    def __repr__(self) -> str:
+        return f"DraughtsMove.from_text({str(self)!r})"
+
+    @property
+    def from_cell(self) -> str:
+        """The cell the action starts from (the piece moved, huffed or stopped); '' if none."""
+        return CELLS[self.src] if self.src >= 0 else ""
+
+    @property
+    def to_cell(self) -> str:
+        """The cell a move or jump lands on; '' for the other actions."""
+        return CELLS[self.dst] if self.kind in (QUIET, JUMP) else ""
+
+    @staticmethod
+    def from_text(text: str) -> DraughtsMove:
+        """The action written ``text`` in cell names (``c3-d4``, ``c3xe5``, ``huff d4``,
+        ``stop e5``, ``force``); ValueError if it is none."""
+        return _parse(text, numbered=False)
 
 
 def _on_diagonal(a: int, b: int) -> bool:
@@ -225,6 +250,60 @@ _NUMBER: tuple[int, ...] = tuple(
 _MOVE_RE = re.compile(r"([a-z]+\d+|\d+)\s*([-x])\s*([a-z]+\d+|\d+)")
 
 _Groups = list[tuple[int, list[tuple[int, DraughtsMove]]]]  # (jumped, [(landing, move)])
+
+
+def _square(text: str, numbered: bool) -> int:
+    """The square named ``text`` (a cell, or with ``numbered`` a checkers number 1-32)."""
+    if text.isdigit():
+        if not numbered:
+            raise ValueError(
+                f"{text!r}: numbered squares (1-32) are English checkers notation; "
+                "write cells such as c3"
+            )
+        n = int(text)
+        if not 1 <= n <= N_SQUARES:
+            raise ValueError(f"{text!r} is not a square number; squares are 1 ... 32")
+        return _number_to_square(n)
+    if text in INDEX:
+        return INDEX[text]
+    if re.fullmatch(r"[a-h][1-8]", text):
+        raise ValueError(
+            f"{text!r} is a light square; draughts is played on the dark squares "
+            "(a1, c1, ... h8)"
+        )
+    raise ValueError(
+        f"{text!r} is not a cell of the draughts board; cells are the dark squares "
+        "a1, c1, e1, g1, b2 ... h8"
+    )
+
+
+def _parse(text: str, numbered: bool) -> DraughtsMove:
+    """The action written ``text``; the module's one object for it."""
+    t = text.strip().lower()
+    if t == FORCE:
+        return _FORCE_MOVE
+    word, _, rest = t.partition(" ")
+    if word in (HUFF, STOP) and rest.strip():
+        sq = _square(rest.strip(), numbered)
+        return (_HUFF_MOVE if word == HUFF else _STOP_MOVE)[sq]
+    if t.count("x") > 1 or t.count("-") > 1:
+        raise ValueError(f"{text!r} is a whole turn; enter one jump at a time (c3xe5, then e5xg7)")
+    m = _MOVE_RE.fullmatch(t)
+    if m is None:
+        raise ValueError(
+            f"{text!r} is not a draughts action; write c3-d4 (move), c3xe5 (one jump), "
+            "huff d4, stop e5 or force"
+        )
+    src, sep, dst = _square(m[1], numbered), m[2], _square(m[3], numbered)
+    if not _on_diagonal(src, dst):
+        raise ValueError(f"{text!r}: {CELLS[src]} and {CELLS[dst]} are not on one diagonal")
+    if sep == JUMP:
+        if len(_BETWEEN[src, dst]) == 0:
+            raise ValueError(
+                f"{text!r}: a jump passes over a piece, so it goes at least two squares"
+            )
+        return _JUMP_MOVE[src, dst]
+    return _QUIET_MOVE[src, dst]
 
 
 # ----------------------------------------------------------------------------- the game
@@ -671,86 +750,40 @@ class Draughts(Game[DraughtsMove]):
         me = self._turn
         if not moves:
             if board.count(MAN[me]) + board.count(KING[me]):
-                self._result = Outcome(1 - me, "blocked")
+                self._result = Outcome(1 - me, Reason.BLOCKED)
             else:
-                self._result = Outcome(1 - me, "no pieces left")
+                self._result = Outcome(1 - me, Reason.NO_PIECES)
             return
         if check_opponent and not board.count(MAN[1 - me]) + board.count(KING[1 - me]):
-            self._result = Outcome(me, "no pieces left")
+            self._result = Outcome(me, Reason.NO_PIECES)
             return
         o = self.options
         pieces = N_SQUARES - board.count(EMPTY)
         if pieces <= 3 and (o["draw_king_vs_king"] or o["draw_king_vs_two_kings"]):
             kings = (board.count(KING[0]), board.count(KING[1]))
             if pieces == 2 and kings == (1, 1) and o["draw_king_vs_king"]:
-                self._result = Outcome(None, "king vs king")
+                self._result = Outcome(None, Reason.KING_VS_KING)
             elif pieces == 3 and sorted(kings) == [1, 2] and o["draw_king_vs_two_kings"]:
-                self._result = Outcome(None, "king vs two kings")
+                self._result = Outcome(None, Reason.KING_VS_TWO_KINGS)
         if self._result is not None:
             return
         limit = o["king_moves_draw"]
         if limit and self._quiet >= 2 * limit:
-            self._result = Outcome(None, f"{limit} moves of kings only")
+            self._result = Outcome(None, Reason.KING_MOVES)
         elif (
             check_repetition
             and self._quiet >= 8  # a position recurs only after 4 reversible turns
             and o["threefold_repetition"]
             and self._seen(self._position_key()) >= 2
         ):
-            self._result = Outcome(None, "threefold repetition")
+            self._result = Outcome(None, Reason.THREEFOLD_REPETITION)
 
     # ------------------------------------------------------------------ notation
     def _square(self, text: str) -> int:
-        if text.isdigit():
-            if self.options["variant"] != "english":
-                raise ValueError(
-                    f"{text!r}: numbered squares (1-32) are English checkers notation; "
-                    "write cells such as c3"
-                )
-            n = int(text)
-            if not 1 <= n <= N_SQUARES:
-                raise ValueError(f"{text!r} is not a square number; squares are 1 ... 32")
-            return _number_to_square(n)
-        if text in INDEX:
-            return INDEX[text]
-        if re.fullmatch(r"[a-h][1-8]", text):
-            raise ValueError(
-                f"{text!r} is a light square; draughts is played on the dark squares "
-                "(a1, c1, ... h8)"
-            )
-        raise ValueError(
-            f"{text!r} is not a cell of the draughts board; cells are the dark squares "
-            "a1, c1, e1, g1, b2 ... h8"
-        )
+        return _square(text, numbered=self.options["variant"] == "english")
 
     def _parse_move(self, text: str) -> DraughtsMove:
-        t = text.lower()
-        if t == FORCE:
-            return _FORCE_MOVE
-        word, _, rest = t.partition(" ")
-        if word in (HUFF, STOP) and rest.strip():
-            sq = self._square(rest.strip())
-            return (_HUFF_MOVE if word == HUFF else _STOP_MOVE)[sq]
-        if t.count("x") > 1 or t.count("-") > 1:
-            raise ValueError(
-                f"{text!r} is a whole turn; enter one jump at a time (c3xe5, then e5xg7)"
-            )
-        m = _MOVE_RE.fullmatch(t)
-        if m is None:
-            raise ValueError(
-                f"{text!r} is not a draughts action; write c3-d4 (move), c3xe5 (one jump), "
-                "huff d4, stop e5 or force"
-            )
-        src, sep, dst = self._square(m[1]), m[2], self._square(m[3])
-        if not _on_diagonal(src, dst):
-            raise ValueError(f"{text!r}: {CELLS[src]} and {CELLS[dst]} are not on one diagonal")
-        if sep == JUMP:
-            if len(_BETWEEN[src, dst]) == 0:
-                raise ValueError(
-                    f"{text!r}: a jump passes over a piece, so it goes at least two squares"
-                )
-            return _JUMP_MOVE[src, dst]
-        return _QUIET_MOVE[src, dst]
+        return _parse(text, numbered=self.options["variant"] == "english")
 
     # ------------------------------------------------------------------ explanations
     def _explain(self, move: DraughtsMove) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tavola.games import IllegalMoveError, legal_turns, new_game
+from tavola.games import IllegalMoveError, Reason, legal_turns, new_game
 from tavola.games.draughts import (
     CELLS,
     Draughts,
@@ -453,7 +453,7 @@ def test_king_moves_draw_counts_moves_of_each_player() -> None:
     play(g, *SHUFFLE[:3])
     assert g.outcome() is None
     play(g, SHUFFLE[3])
-    assert g.outcome() is not None and g.outcome().reason == "2 moves of kings only"  # type: ignore[union-attr]
+    assert g.outcome() is not None and g.outcome().reason == Reason.KING_MOVES  # type: ignore[union-attr]
     g = position(board, king_moves_draw=2)
     play(g, "a7-b8", "h2-g1", "c1-d2", "g1-h2", "b8-a7")  # a man move starts the count again
     assert g.outcome() is None
