@@ -30,7 +30,7 @@ import copy as _copy
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
@@ -196,11 +196,9 @@ class Param:
         return value
 
 
-@dataclass
-class _Saved:
-    state: Any
-    keys: int
-    legal: list[Any] | None = field(default=None)
+# What undo restores: the game's snapshot, how many position keys there were, the legal
+# moves if they had been generated. A plain tuple: push and undo are the search's hot path.
+_Saved = tuple[Any, int, "list[Any] | None"]
 
 
 class Game(ABC, Generic[M]):
@@ -319,20 +317,22 @@ class Game(ABC, Generic[M]):
         python-chess's ``push``); anything else leaves the game in an undefined state.
         :meth:`undo` takes it back like any other action.
         """
-        self._undo.append(_Saved(self._snapshot(), len(self._keys), self._legal))
+        keys = self._keys
+        self._undo.append((self._snapshot(), len(keys), self._legal))
         self._legal = None
         self._apply(move)
         self._history.append(move)
-        self._record_key()
+        key = self._position_key()
+        if key is not None:
+            keys.append(key)
 
     def undo(self) -> M:
         """Take back the last action and return it. Raises IndexError if there is none."""
         if not self._undo:
             raise IndexError("nothing to undo")
-        saved = self._undo.pop()
-        self._restore(saved.state)
-        del self._keys[saved.keys :]
-        self._legal = saved.legal
+        state, keys, self._legal = self._undo.pop()
+        self._restore(state)
+        del self._keys[keys:]
         self._adjudicated = None
         return self._history.pop()
 
@@ -584,9 +584,11 @@ def perft(game: Game[Any], depth: int) -> int:
         return 1
     total = 0
     player = game.current_player
+    turn = game._current_player  # the hooks, not the properties: this is the hot loop
+    push, undo = game.push, game.undo
     for move in game._legal_cached():
-        game.push(move)
-        if game.current_player != player:
+        push(move)
+        if turn() != player:
             # A finished game has no legal moves, so below depth 1 it adds nothing: the
             # outcome need not be worked out at the leaves.
             total += 1 if depth == 1 else perft(game, depth - 1)
@@ -594,7 +596,7 @@ def perft(game: Game[Any], depth: int) -> int:
             total += 1 if depth == 1 else 0
         else:
             total += perft(game, depth)
-        game.undo()
+        undo()
     return total
 
 

@@ -428,6 +428,9 @@ class Draughts(Game[DraughtsMove]):
         self._short_landing = bool(o["king_short_landing"])
         self._promo = str(o["promotion_mid_capture"])
         self._majority = bool(o["majority"])
+        self._king_draws = bool(o["draw_king_vs_king"] or o["draw_king_vs_two_kings"])
+        self._king_moves_limit = int(o["king_moves_draw"])
+        self._threefold = bool(o["threefold_repetition"])
         backward = bool(o["men_capture_backward"])
         self._man_jumps = (
             (_JUMPS_ALL, _JUMPS_ALL) if backward else (_JUMPS_FORWARD[0], _JUMPS_FORWARD[1])
@@ -452,7 +455,9 @@ class Draughts(Game[DraughtsMove]):
         self._must = False  # a forced turn: the player must capture
         self._quiet = 0  # turns in a row of king moves without capture
         self._result: Outcome | None = None
-        self._next: tuple[DraughtsMove, ...] = self._turn_moves()
+        # The legal actions, generated when first asked for (None until then): a position
+        # reached at a leaf of a search is never asked, and never pays for them.
+        self._next: tuple[DraughtsMove, ...] | None = None
 
     # ------------------------------------------------------------------ state
     def _snapshot(self) -> Any:
@@ -488,10 +493,26 @@ class Draughts(Game[DraughtsMove]):
         return self._turn
 
     def _outcome(self) -> Outcome | None:
+        if self._next is None:
+            self._moves()  # "no legal action" is an outcome too
         return self._result
 
     def _legal_moves(self) -> list[DraughtsMove]:
-        return list(self._next)
+        return list(self._moves())
+
+    def _moves(self) -> tuple[DraughtsMove, ...]:
+        """The legal actions; generated on first use, and the game lost without any."""
+        moves = self._next
+        if moves is None:
+            self._next = moves = self._turn_moves()
+            if not moves:
+                board, me = self._board, self._turn
+                # A loss outranks a draw found at the start of the turn.
+                if board.count(MAN[me]) + board.count(KING[me]):
+                    self._result = Outcome(1 - me, Reason.BLOCKED)
+                else:
+                    self._result = Outcome(1 - me, Reason.NO_PIECES)
+        return moves
 
     def _position_key(self) -> Hashable | None:
         if self._chain >= 0:
@@ -673,7 +694,7 @@ class Draughts(Game[DraughtsMove]):
             code = board[src]
             self._huff, self._force = (), None  # an unused huff lapses
             if self._huffing:
-                capturers = {m.src for m in self._next if m.kind == JUMP}
+                capturers = {m.src for m in self._moves() if m.kind == JUMP}
                 if capturers:  # a missed capture: the opponent may huff
                     self._huff = (dst,) if src in capturers else tuple(sorted(capturers))
                     if self.options["huff_may_force"]:
@@ -743,23 +764,18 @@ class Draughts(Game[DraughtsMove]):
         self._start_turn(check_repetition=True)
 
     def _start_turn(self, check_repetition: bool, check_opponent: bool = False) -> None:
-        """The player to move begins (part of) a turn: their actions and the outcome."""
-        self._next = moves = self._turn_moves()
+        """The player to move begins (part of) a turn: the outcome, except "no legal
+        action", which :meth:`_moves` decides when the actions are first asked for."""
+        self._next = None
         self._result = None
         board = self._board
         me = self._turn
-        if not moves:
-            if board.count(MAN[me]) + board.count(KING[me]):
-                self._result = Outcome(1 - me, Reason.BLOCKED)
-            else:
-                self._result = Outcome(1 - me, Reason.NO_PIECES)
-            return
         if check_opponent and not board.count(MAN[1 - me]) + board.count(KING[1 - me]):
             self._result = Outcome(me, Reason.NO_PIECES)
             return
         o = self.options
-        pieces = N_SQUARES - board.count(EMPTY)
-        if pieces <= 3 and (o["draw_king_vs_king"] or o["draw_king_vs_two_kings"]):
+        if self._king_draws and N_SQUARES - board.count(EMPTY) <= 3:
+            pieces = N_SQUARES - board.count(EMPTY)
             kings = (board.count(KING[0]), board.count(KING[1]))
             if pieces == 2 and kings == (1, 1) and o["draw_king_vs_king"]:
                 self._result = Outcome(None, Reason.KING_VS_KING)
@@ -767,13 +783,14 @@ class Draughts(Game[DraughtsMove]):
                 self._result = Outcome(None, Reason.KING_VS_TWO_KINGS)
         if self._result is not None:
             return
-        limit = o["king_moves_draw"]
-        if limit and self._quiet >= 2 * limit:
+        quiet = self._quiet
+        limit = self._king_moves_limit
+        if limit and quiet >= 2 * limit:
             self._result = Outcome(None, Reason.KING_MOVES)
         elif (
             check_repetition
-            and self._quiet >= 8  # a position recurs only after 4 reversible turns
-            and o["threefold_repetition"]
+            and quiet >= 8  # a position recurs only after 4 reversible turns
+            and self._threefold
             and self._seen(self._position_key()) >= 2
         ):
             self._result = Outcome(None, Reason.THREEFOLD_REPETITION)
@@ -789,7 +806,7 @@ class Draughts(Game[DraughtsMove]):
     def _explain(self, move: DraughtsMove) -> str:
         board = self._board
         me = self._turn
-        legal = self._next
+        legal = self._moves()
         kind = move.kind
         if self._chain >= 0:
             at = CELLS[self._chain]
@@ -864,7 +881,7 @@ class Draughts(Game[DraughtsMove]):
                 return "a man captures forward only in these rules"
         elif after and self._short_landing:
             return "a king lands on the square right behind the piece it captures"
-        jumps = [m for m in self._next if m.kind == JUMP]
+        jumps = [m for m in self._moves() if m.kind == JUMP]
         if self._majority:
             return f"you must take the most pieces: play {', '.join(map(str, jumps))}"
         if self._compulsory and any(m.src == move.src for m in jumps):
@@ -893,7 +910,7 @@ class Draughts(Game[DraughtsMove]):
             "force": force,
             "must_capture": self._must,
             "quiet": self._quiet,
-            "outcome": self._result.to_dict() if self._result else None,
+            "outcome": result.to_dict() if (result := self._outcome()) else None,
         }
 
     def _read_board(self, cells: Any) -> list[int]:
@@ -962,6 +979,7 @@ class Draughts(Game[DraughtsMove]):
         else:
             self._start_turn(check_repetition=False, check_opponent=True)
         if d.get("outcome"):
+            self._moves()  # decided now, so the recorded outcome is the last word
             self._result = Outcome.from_dict(d["outcome"])
 
     def _view(self) -> dict[str, str]:
@@ -981,8 +999,8 @@ class Draughts(Game[DraughtsMove]):
             lines.append(f" {rank + 1} | {' '.join(row)} |")
         lines.append("   +-----------------+")
         lines.append("     a b c d e f g h")
-        if self._result is not None:
-            r = self._result
+        r = self._outcome()
+        if r is not None:
             who = "draw" if r.winner is None else f"{self.player_names[r.winner]} wins"
             lines.append(f"{who}: {r.reason}")
         else:
