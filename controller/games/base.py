@@ -282,7 +282,8 @@ class Game(ABC, Generic[M]):
     # ----------------------------------------------------------------- the contract
     def legal_moves(self) -> list[M]:
         """The legal atomic actions of the player to move (empty once the game is over)."""
-        return list(self._legal_cached())
+        legal = self._legal
+        return list(self._legal_cached() if legal is None else legal)
 
     def _legal_cached(self) -> list[M]:
         if self._legal is None:
@@ -291,7 +292,9 @@ class Game(ABC, Generic[M]):
 
     def is_legal(self, move: M) -> bool:
         """Whether ``move`` may be played now."""
-        legal = self._legal_cached()
+        legal = self._legal
+        if legal is None:
+            legal = self._legal_cached()
         for m in legal:  # identity first: moves usually come from legal_moves()
             if m is move:
                 return True
