@@ -23,11 +23,7 @@ Debounce (:class:`Debounce`, pure): a cell changes only after it has read its ne
 apart (default 5 ms). gpiozero's ``bounce_time`` is not used: its mock pins ignore it and
 the lgpio one filters edges, not a polled matrix.
 
-lgpio's working directory: when imported, lgpio creates a notification pipe (``.lgd-nfy*``)
-in ``$LG_WD`` or, without it, in the current directory, and changes the process's working
-directory to it. Run from a read-only directory it fails. The service sets
-``LG_WD=/var/lib/tavola``; for a manual run this module points ``LG_WD`` at a writable
-runtime directory when it is unset, and changes the working directory back afterwards.
+The GPIO driver is a gpiozero pin factory chosen by name (:mod:`.pin_factory`).
 
 For tests and benchmarks, :class:`MockMatrix` simulates the switches on gpiozero's mock
 pins: a row pin reads active while a driven column meets a closed switch on it.
@@ -49,39 +45,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import tempfile
 import time
 from collections.abc import (
     AsyncIterator,
     Awaitable,
     Callable,
     Iterable,
-    Iterator,
     Mapping,
-    MutableMapping,
     Sequence,
 )
 from dataclasses import dataclass
 from typing import Any
 
 import gpiozero  # type: ignore[import-untyped]
-from gpiozero.pins.mock import MockFactory, MockPin  # type: ignore[import-untyped]
 
-from . import BackendUnavailableError
 from .base import EMPTY, OCCUPIED, Capability, Closing, SensorEvent, SensorFault, Snapshot
 from .layout import Layout
+from .pin_factory import QuietMockPin, open_pin_factory
 
-__all__ = ["Debounce", "MockMatrix", "ReedMatrix", "open_pin_factory"]
+__all__ = ["Debounce", "MockMatrix", "ReedMatrix"]
 
 log = logging.getLogger("tavola.reed")
 
 # Pins a builder can use for the matrix without losing SPI0 (GPIO 7-11, the LED data line),
 # PWM on GPIO18, I2C (2, 3), the UART (14, 15) or the HAT EEPROM pins (0, 1).
 SUGGESTED_PINS = (4, 5, 6, 12, 13, 16, 17, 19, 20, 21, 22, 23, 24, 25, 26, 27)
-# gpiozero's default order, less its silent fallbacks to pigpio and the native driver: a
-# service must say what is missing instead of limping on with another driver.
-DEFAULT_FACTORIES = ("lgpio", "rpigpio")
 STARTUP_LIMIT = 1.0  # seconds: the first snapshot waits at most this for settled readings
 
 
@@ -146,77 +134,6 @@ class Debounce:
             del self._candidates[cell]
             self._closed ^= {cell}
         return frozenset(changed)
-
-
-# ---------------------------------------------------------------------- pin factories
-def open_pin_factory(name: str | None = None, env: Mapping[str, str] | None = None) -> Any:
-    """A gpiozero pin factory by name (``"lgpio"``, ``"rpigpio"``, ``"pigpio"``, ``"native"``,
-    ``"mock"``), or by default ``$GPIOZERO_PIN_FACTORY``, else lgpio, else RPi.GPIO.
-
-    Unlike gpiozero's own default this never falls back silently to a driver that was not
-    asked for: if none loads, :class:`~tavola.hardware.BackendUnavailableError` says what to
-    install.
-    """
-    env = os.environ if env is None else env
-    chosen = name or env.get("GPIOZERO_PIN_FACTORY") or None
-    names = (chosen.strip().lower(),) if chosen else DEFAULT_FACTORIES
-    failures = []
-    for factory_name in names:
-        if factory_name == "mock":
-            return MockFactory(pin_class=QuietMockPin)
-        try:
-            return _load_factory(factory_name)
-        except Exception as exc:  # any driver error: report them all below
-            failures.append(f"{factory_name}: {exc}")
-    tried = "; ".join(failures)
-    if chosen:
-        raise BackendUnavailableError(
-            f"reed sensor: GPIO pin factory {chosen!r} could not be loaded ({tried}); "
-            f"install its driver or set [sensor.options] pin_factory to one of: "
-            f"lgpio, rpigpio, pigpio, native, mock"
-        )
-    raise BackendUnavailableError(
-        f"reed sensor: no GPIO driver could be loaded ({tried}). On a Raspberry Pi install "
-        f"lgpio ('pip install lgpio' in tavola's venv, or 'sudo apt install python3-lgpio' "
-        f"with a venv made with --system-site-packages); elsewhere use [sensor] backend = "
-        f"\"sim\" or [sensor.options] pin_factory = \"mock\""
-    )
-
-
-def _load_factory(name: str) -> Any:
-    from importlib.metadata import entry_points
-
-    for entry in entry_points(group="gpiozero_pin_factories"):
-        if entry.name == name:
-            if name == "lgpio":
-                with lgpio_working_directory():
-                    return entry.load()()
-            return entry.load()()
-    raise ValueError(f"gpiozero has no pin factory called {name!r}")
-
-
-@contextlib.contextmanager
-def lgpio_working_directory(env: MutableMapping[str, str] | None = None) -> Iterator[None]:
-    """Around the first use of lgpio: give it a writable ``$LG_WD`` if none is set, and
-    restore the working directory it changes (relative paths elsewhere keep working)."""
-    environ: MutableMapping[str, str] = os.environ if env is None else env
-    if not environ.get("LG_WD"):
-        environ["LG_WD"] = _runtime_directory(environ)
-    cwd = os.getcwd()
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            os.chdir(cwd)
-
-
-def _runtime_directory(env: Mapping[str, str]) -> str:
-    """A directory the user can write: systemd's state or runtime dir, XDG, or /tmp."""
-    for key in ("STATE_DIRECTORY", "RUNTIME_DIRECTORY", "XDG_RUNTIME_DIR"):
-        folder = env.get(key, "").split(":")[0]
-        if folder and os.access(folder, os.W_OK):
-            return folder
-    return tempfile.gettempdir()
 
 
 # ---------------------------------------------------------------------- the backend
@@ -456,19 +373,6 @@ def _number(key: str, value: Any, low: float, high: float, hint: str) -> float:
 
 
 # ---------------------------------------------------------------------- simulation
-class QuietMockPin(MockPin):  # type: ignore[misc]
-    """A gpiozero mock pin that keeps no history of its states (gpiozero's records every
-    change, which a matrix scanned 500 times a second would turn into a memory leak)."""
-
-    _state: bool
-
-    def _change_state(self, value: bool) -> bool:
-        if self._state != value:
-            self._state = value
-            return True
-        return False
-
-
 class _RowPin(QuietMockPin):
     """A row input of a :class:`MockMatrix`: reads what the driven columns and the closed
     switches make it read."""

@@ -14,13 +14,8 @@ from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 from tavola.hardware import BackendUnavailableError, load_sensor
 from tavola.hardware.base import SensorBackend, SensorEvent, SensorFault, Snapshot
 from tavola.hardware.layout import Layout
-from tavola.hardware.reed_matrix import (
-    Debounce,
-    MockMatrix,
-    ReedMatrix,
-    lgpio_working_directory,
-    open_pin_factory,
-)
+from tavola.hardware.pin_factory import lgpio_working_directory, open_pin_factory
+from tavola.hardware.reed_matrix import Debounce, MockMatrix, ReedMatrix
 
 DRAUGHTS = Layout.shipped("draughts")  # 8 rows x 4 columns, every position wired
 MORRIS = Layout.shipped("morris")  # 7 x 7, only 24 positions wired
@@ -323,12 +318,32 @@ def test_an_unknown_or_missing_driver_says_what_to_do(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("LG_WD", str(tmp_path))  # keep the lgpio fix off the real environment
-    with pytest.raises(BackendUnavailableError, match=r"'abacus' could not be loaded.*mock"):
+    with pytest.raises(ValueError, match=r"pin_factory = 'abacus' is not a GPIO pin factory; "
+                                         r"choose one of: lgpio, rpigpio, native, pigpio, mock"):
         open_pin_factory("abacus")
+    with pytest.raises(ValueError, match=r"GPIOZERO_PIN_FACTORY = 'abacus'"):
+        open_pin_factory(None, {"GPIOZERO_PIN_FACTORY": "abacus"})
+    with pytest.raises(ValueError, match=r"pin_factory = 3: must be a name"):
+        open_pin_factory(3)  # type: ignore[arg-type]
     if importlib.util.find_spec("lgpio") or importlib.util.find_spec("RPi"):
         pytest.skip("a GPIO driver is installed here")  # pragma: no cover - on a Pi
     with pytest.raises(BackendUnavailableError, match=r"install lgpio"):
         open_pin_factory(None, {})
+
+
+def test_a_factory_whose_library_is_missing_says_what_to_install() -> None:
+    if importlib.util.find_spec("RPi"):
+        pytest.skip("RPi.GPIO is installed here")  # pragma: no cover - on a Pi
+    with pytest.raises(BackendUnavailableError,
+                       match=r"'rpigpio' needs the RPi library .*pip install 'tavola\[rpigpio\]'"):
+        open_pin_factory("rpigpio")
+
+
+def test_a_factory_that_cannot_start_says_so() -> None:
+    if Path("/proc/device-tree/model").exists():
+        pytest.skip("a Raspberry Pi: the native driver may start")  # pragma: no cover
+    with pytest.raises(BackendUnavailableError, match=r"'native' could not start .*Raspberry Pi"):
+        open_pin_factory("native")
 
 
 def test_lgpio_gets_a_writable_working_directory_and_gives_the_old_one_back(
