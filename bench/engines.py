@@ -17,6 +17,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from tavola.games import GAMES, new_game, perft
@@ -109,7 +110,7 @@ def main() -> None:
     for name, params in settings():
         if args.games and name not in args.games:
             continue
-        actions, turns = median_of(lambda seed, n=name, p=params: playout_rate(n, p, seed))
+        actions, turns = median_of(partial(playout_rate, name, params))
         depth, leaves = perft_rate(name, params)
         label = ",".join(f"{k}={v}" for k, v in params.items()) or "-"
         print(f"{name:<15}{actions:>11,.0f}{turns:>10,.0f}{depth:>9}{leaves:>11,.0f}  {label}")

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-import serial  # type: ignore[import-untyped]
+import serial
 
 from tavola.hardware import load_sensor
 from tavola.hardware.base import LedBackend, SensorBackend, SensorEvent, SensorFault, Snapshot
