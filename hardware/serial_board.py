@@ -31,7 +31,7 @@ import os
 import select
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from typing import Any, ClassVar
 
 import serial
@@ -416,9 +416,8 @@ class SerialBoard(Closing):
         heartbeat_timeout: float = 3.0,
         reconnect_interval: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
-        **unknown: Any,
     ) -> None:
-        _check_options("sensor", unknown, port, baudrate, heartbeat_timeout, reconnect_interval)
+        _check_options("sensor", port, baudrate, heartbeat_timeout, reconnect_interval)
         self.layout = layout
         self.link = SerialLink.attach(
             layout, port, baudrate=baudrate, heartbeat_timeout=heartbeat_timeout,
@@ -481,9 +480,8 @@ class SerialLeds(Closing):
         heartbeat_timeout: float = 3.0,
         reconnect_interval: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
-        **unknown: Any,
     ) -> None:
-        _check_options("LED", unknown, port, baudrate, heartbeat_timeout, reconnect_interval)
+        _check_options("LED", port, baudrate, heartbeat_timeout, reconnect_interval)
         if isinstance(brightness, bool) or not isinstance(brightness, int | float) \
                 or not 0 <= brightness <= 1:
             raise ValueError(f"LED brightness must be 0..1, got {brightness!r}")
@@ -515,15 +513,10 @@ class SerialLeds(Closing):
 
 
 # ---------------------------------------------------------------------- options
-_OPTIONS = ("port", "baudrate", "heartbeat_timeout", "reconnect_interval")
-
-
-def _check_options(kind: str, unknown: Mapping[str, Any], port: str | None, baudrate: int,
-                   heartbeat_timeout: float, reconnect_interval: float) -> None:
+def _check_options(kind: str, port: str | None, baudrate: int, heartbeat_timeout: float,
+                   reconnect_interval: float) -> None:
+    """The values' ranges (unknown keys are refused by the loader, as for every backend)."""
     where = f"[{'sensor' if kind == 'sensor' else 'leds'}] options"
-    for name in unknown:
-        known = ", ".join(_OPTIONS)
-        raise ValueError(f"{where}: unknown serial {kind} option {name!r}; known: {known}")
     if port is not None and (not isinstance(port, str) or not port):
         raise ValueError(f'{where}: port must be a device path like "/dev/ttyACM0", '
                          f"got {port!r}")

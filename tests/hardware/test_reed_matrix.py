@@ -363,7 +363,7 @@ def test_lgpio_gets_a_writable_working_directory_and_gives_the_old_one_back(
 
 # ---------------------------------------------------------------------- contract
 def test_registry_and_protocol() -> None:
-    assert load_sensor("reed") is ReedMatrix
+    assert load_sensor("reed").cls is ReedMatrix
     sensor, _, _ = rig()
     with sensor:
         assert isinstance(sensor, SensorBackend)

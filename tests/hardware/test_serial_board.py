@@ -209,7 +209,7 @@ def run(scenario: Callable[[], Coroutine[Any, Any, None]]) -> None:
 
 # ---------------------------------------------------------------------- the backends
 def test_the_registry_finds_serial_board_and_it_follows_the_protocol(fake: FakeBoard) -> None:
-    assert load_sensor("serial") is SerialBoard
+    assert load_sensor("serial").cls is SerialBoard
     with SerialBoard(LAYOUT, port=fake.port) as sensor, SerialLeds(LAYOUT) as leds:
         assert isinstance(sensor, SensorBackend) and isinstance(leds, LedBackend)
         assert sensor.capability == "occupancy"
@@ -435,16 +435,17 @@ def test_leds_check_their_frames(fake: FakeBoard) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"prot": "/dev/ttyACM1"}, "unknown serial sensor option 'prot'"),
+        ({"prot": "/dev/ttyACM1"}, "unknown option 'prot' for the serial sensor; did you mean "
+                                   "'port'"),
         ({"port": ""}, "port must be a device path"),
-        ({"baudrate": "fast"}, "baudrate must be a whole number"),
+        ({"baudrate": "fast"}, "baudrate = 'fast': must be a whole number"),
         ({"heartbeat_timeout": 0}, "heartbeat_timeout must be a number of seconds > 0"),
-        ({"reconnect_interval": True}, "reconnect_interval must be a number of seconds"),
+        ({"reconnect_interval": True}, "reconnect_interval = True: must be a number"),
     ],
 )
 def test_bad_options_name_the_option_and_the_fix(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        SerialBoard(LAYOUT, **options)
+        load_sensor("serial")(LAYOUT, **options)
     assert not SerialLink.open_links
 
 
