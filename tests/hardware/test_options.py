@@ -77,7 +77,8 @@ def test_a_value_of_the_wrong_type_names_the_key(backend: CheckedBackend[Any],
 def test_the_options_offered_are_the_ones_a_config_can_set() -> None:
     assert "clock" not in load_sensor("sim").options
     assert load_sensor("serial").options == ("port", "baudrate", "heartbeat_timeout",
-                                             "reconnect_interval")
+                                             "reconnect_interval", "reconnect_max",
+                                             "snapshot_interval")
 
 
 def test_good_options_build_the_backend() -> None:
