@@ -11,12 +11,18 @@ pins (``[sensor.options] row_pins = [...]``, ``col_pins = [...]``, BCM numbers).
 
 How the scan runs: :meth:`ReedMatrix.events` is an ordinary coroutine on the daemon's
 event loop that scans synchronously (a few dozen pin reads, well under a millisecond on a
-Pi 4 with lgpio) and then sleeps until the next scan is due. No thread: nothing races the
-loop, the debounce sees the scans in order, and tests drive the very same code on
-virtual time (``clock=`` and ``sleep=``). If the loop is busy for a while the scans simply
-wait; the debounce below needs several reads *and* elapsed time, so a stalled loop can
-delay a change but never settle a bouncing contact early. ``bench/sensing_reed.py``
-measures the scan rate and the latency.
+Pi 4 with lgpio) and then sleeps until the next scan is due. It scans fast (``scan_hz``,
+500 a second) only while something changes: after ``idle_after`` seconds in which every
+scan read the settled state it slows to ``idle_hz`` (25 a second), and the first scan that
+reads anything else brings back the fast rate. So an idle board costs a twentieth of the
+CPU, and a change that ends a quiet spell is seen at most ``1 / idle_hz`` seconds later
+(40 ms), then debounced at full speed. Edge interrupts cannot replace the slow scan: with
+every column driven, lifting one of two pieces in a row changes no row's level. No
+thread: nothing races the loop, the debounce sees the scans in order, and tests drive the
+very same code on virtual time (``clock=`` and ``sleep=``). If the loop is busy for a
+while the scans simply wait; the debounce below needs several reads *and* elapsed time, so
+a stalled loop can delay a change but never settle a bouncing contact early.
+``bench/sensing_reed.py`` measures the scan rates and the latencies.
 
 Debounce (:class:`Debounce`, pure): a cell changes only after it has read its new state in
 ``min_reads`` consecutive scans whose first and latest are at least ``debounce`` seconds
@@ -145,7 +151,8 @@ class ReedMatrix(Closing):
     ``pin_factory``: a gpiozero factory name (``"lgpio"``, ``"rpigpio"``, ``"mock"``...) or
     instance; default: ``$GPIOZERO_PIN_FACTORY``, else lgpio, else RPi.GPIO.
     ``debounce``: seconds a new reading must hold; ``min_reads``: and in how many scans.
-    ``scan_hz``: full scans a second. ``active_low``: columns are driven low and rows pulled
+    ``scan_hz``: full scans a second while something changes; ``idle_hz``: while nothing
+    has for ``idle_after`` seconds. ``active_low``: columns are driven low and rows pulled
     up (diode cathodes towards the columns); False: the other way round. ``retry``: seconds
     between tries after a read failed. ``clock`` / ``sleep``: injectable time for tests.
     Capability: ``occupancy``; tray slots are reported like cells.
@@ -163,6 +170,8 @@ class ReedMatrix(Closing):
         debounce: float = 0.005,
         min_reads: int = 3,
         scan_hz: float = 500.0,
+        idle_hz: float = 25.0,
+        idle_after: float = 1.0,
         active_low: bool = True,
         retry: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
@@ -180,6 +189,10 @@ class ReedMatrix(Closing):
             )
         self.debounce = _number("debounce", debounce, 0.0, 1.0, "seconds, e.g. 0.005")
         self.scan_hz = _number("scan_hz", scan_hz, 10.0, 10_000.0, "scans a second, e.g. 500")
+        self.idle_hz = _number("idle_hz", idle_hz, 1.0, self.scan_hz,
+                               "scans a second on a quiet board, at most scan_hz, e.g. 25")
+        self.idle_after = _number("idle_after", idle_after, 0.0, 3600.0,
+                                  "seconds without a change before scanning slowly, e.g. 1")
         self.retry = _number("retry", retry, 0.01, 60.0, "seconds between tries after a fault")
         if not isinstance(min_reads, int) or isinstance(min_reads, bool) or min_reads < 1:
             raise ValueError(
@@ -269,7 +282,9 @@ class ReedMatrix(Closing):
         """A snapshot once the first readings have settled, then one per settled change;
         a :class:`SensorFault` if reading fails (retried every ``retry`` seconds; the next
         snapshot means it works again). Ends when closed."""
-        period = 1.0 / self.scan_hz
+        fast, slow = 1.0 / self.scan_hz, 1.0 / self.idle_hz
+        period = fast
+        active = self._clock()  # the last scan that read something other than settled
         started: float | None = None  # time of the first scan since start or a fault
         scans = 0
         announced = False
@@ -298,6 +313,12 @@ class ReedMatrix(Closing):
                 started, scans, announced = now, 0, False
             changed = self.debounce_state.update(closed, now)
             scans += 1
+            if changed or self.debounce_state.unsettled or not announced:
+                active = now
+                if period != fast:  # a quiet spell ends: scan fast at once
+                    period, due = fast, now
+            elif period == fast and now - active >= self.idle_after:
+                period = slow
             if not announced:
                 # Wait out the debounce once, and any bounce the first reading caught, but
                 # never longer than a second: a chattering switch is reported when it settles.
