@@ -162,6 +162,7 @@ def test_copy_is_independent_in_both_directions() -> None:
     g = Race()
     g.apply(ONE)
     c = g.copy()
+    assert isinstance(c, Race)  # a copy keeps the game's class
     c.apply(ONE)
     g.apply(TWO)
     assert (g.total, c.total) == (3, 2)

@@ -67,7 +67,7 @@ def sensor_for(game: str, frames: Frames, **options: Any) -> CameraSensor:
 
 def test_the_backend_is_registered_and_reads_identity() -> None:
     cls = load_sensor("camera")
-    assert cls is CameraSensor
+    assert cls.cls is CameraSensor
     sensor = cls(Layout.for_game("tessere"), game="tessere", source=FrameList([]))
     assert isinstance(sensor, SensorBackend)
     assert sensor.capability == "identity" and sensor.cells == Layout.for_game("tessere").cells
