@@ -77,6 +77,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         console=sys.stdin if interactive else None,
         out=sys.stdout if interactive and sys.stdout.isatty() else None,
         sensor_options=extra,
+        resume=args.resume,
     )
 
 
@@ -143,7 +144,9 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    print(_journal(args).export(args.id), end="")
+    from tavola.export import export_text
+
+    print(export_text(_journal(args).load(args.id)), end="")
     return 0
 
 
@@ -170,6 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--leds", help="override [leds] backend: sim, neopixel, none")
     p.add_argument("--journal", help="override [journal] directory")
     p.add_argument("--script", help="simulator: a file of sensor events to play")
+    p.add_argument("--resume", metavar="ID", help="go on with a game kept unfinished when "
+                   "another was asked for (its id is in the message that kept it)")
     p.add_argument("--console", choices=("auto", "on", "off"), default="auto",
                    help="read commands and simulated sensor events from the terminal")
     p.set_defaults(func=_cmd_run)

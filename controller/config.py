@@ -32,9 +32,9 @@ from typing import Any, Literal
 
 from tavola.clock import CLOCK_MODES, ClockSpec, ClockSpecError
 from tavola.games import Game, game_class
+from tavola.inference import GRACE_SECONDS, SETTLE_SECONDS
+from tavola.session import POLICIES, Policy
 
-Policy = Literal["teaching", "arbiter"]
-POLICIES: tuple[str, ...] = ("teaching", "arbiter")
 LOG_LEVELS: tuple[str, ...] = ("debug", "info", "warning", "error")
 FLAGS: dict[str, tuple[str, str]] = {  # CLI override name -> (section, key)
     "game": ("game", "name"),
@@ -103,8 +103,8 @@ class LayoutConfig:
 class InferenceConfig:
     """``[inference]``: how long a reading must hold still, and the grace before a mismatch."""
 
-    settle: float = 0.3
-    grace: float = 3.0
+    settle: float = SETTLE_SECONDS
+    grace: float = GRACE_SECONDS
 
 
 @dataclass(frozen=True)
@@ -185,10 +185,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "layout": {"file": Key("path", "", 'file = "/etc/tavola/my-board.toml"')},
     "inference": {
         "settle": Key(
-            "float", 0.3, "settle = 0.3", minimum=0, maximum=5, hint="seconds, not milliseconds"
+            "float", SETTLE_SECONDS, "settle = 0.3", minimum=0, maximum=5,
+            hint="seconds, not milliseconds",
         ),
         "grace": Key(
-            "float", 3.0, "grace = 3", minimum=0, maximum=60, hint="seconds, not milliseconds"
+            "float", GRACE_SECONDS, "grace = 3", minimum=0, maximum=60,
+            hint="seconds, not milliseconds",
         ),
     },
     "clock": {

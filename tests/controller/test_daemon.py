@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tavola import journal as J
 from tavola.config import load_config
 from tavola.daemon import Daemon
 from tavola.feedback import GREEN, OFF
 from tavola.journal import Journal
+from tavola.record import ActionEntry, UndoEntry, replay
 
 TAVOLA = [sys.executable, "-m", "tavola.cli"]
 
@@ -98,7 +98,7 @@ def test_sigkill_mid_game_then_restart_resumes_position_clocks_and_history(
     before = current(tmp_path)
     record = Journal(tmp_path / "state").resume()
     assert record is not None
-    replayed = J.replay(record.header, record.entries)
+    replayed = replay(record)
     assert [str(m) for m in replayed.game.history] == ["d2", "a1", "d6"]
     left_before = replayed.clock["left"] if replayed.clock else None
     assert left_before is not None and 290 < left_before[1] <= 300 + 3  # one increment
@@ -171,7 +171,8 @@ def test_in_process_console_commands_frames_and_shutdown(tmp_path: Path) -> None
     assert frames[-1] == (OFF,) * daemon.leds.count  # cleared on the way out
     entries = Journal(tmp_path).resume()
     assert entries is not None
-    assert [e["type"] for e in entries.entries if e["type"] != "clock"] == ["action", "undo"]
+    assert [type(e) for e in entries.entries if isinstance(e, (ActionEntry, UndoEntry))] == [
+        ActionEntry, UndoEntry]
 
 
 def test_clearing_the_board_after_a_game_starts_the_next_one(tmp_path: Path) -> None:
