@@ -28,15 +28,20 @@ def _params(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    from tavola.config import read_file_params
     from tavola.play import play
 
     if args.load:
-        record = json.loads(Path(args.load).read_text())
+        path = Path(args.load)
+        record = json.loads(path.read_text())
+        # A save from before records carried their files names them: read them now.
+        record["params"] = read_file_params(record["game"], record.get("params") or {},
+                                            path.parent)
         game = game_class(record["game"]).from_dict(record)
     elif not args.game:
         raise ValueError("name a game (tavola play morris) or --load a saved one")
     else:
-        params: dict[str, Any] = _params(args.param)
+        params: dict[str, Any] = read_file_params(args.game, _params(args.param))
         if args.variant:
             params["variant"] = args.variant
         game = new_game(args.game, **params)

@@ -21,15 +21,18 @@ that does not replay is kept aside with :meth:`Journal.set_aside`; nothing is ev
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
 import re
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tavola.config import read_file_params
 from tavola.record import (
     Entry,
     Record,
@@ -261,6 +264,11 @@ class Journal:
             record = Record.of(parsed, self.current, lines)
         except RecordError as exc:
             raise JournalError(str(exc)) from exc
+        header = _with_file_contents(record.header, self.current)
+        if header != record.header:  # an older record named a file: carry its content now
+            rest = self.current.read_bytes().split(b"\n", 1)[1]
+            self._replace_current(encode([header]) + rest)
+            record = dataclasses.replace(record, header=header)
         if record.result is not None:
             log.info("%s: game %s had ended; filing it", self.current, record.id)
             self.file()
@@ -296,14 +304,23 @@ class Journal:
     def _keep_prefix(self, prefix: bytes) -> Path:
         """Keep the whole file aside and make ``prefix`` the game in progress."""
         aside = self._aside_name()
+        try:
+            os.link(self.current, aside)
+        except OSError:  # a file system without hard links
+            shutil.copyfile(self.current, aside)
+        self._replace_current(prefix)
+        return aside
+
+    def _replace_current(self, data: bytes) -> None:
+        """Make ``data`` the content of ``current.jsonl`` atomically."""
         partial = self.directory / f".{CURRENT_FILE}.new"
-        partial.write_bytes(prefix)
-        with partial.open("rb") as f:
-            os.fsync(f.fileno())
-        os.replace(self.current, aside)
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
         os.replace(partial, self.current)
         _fsync_dir(self.directory)
-        return aside
 
     def _cut(self, size: int) -> None:
         with self.current.open("r+b") as f:
@@ -338,6 +355,22 @@ def _parse_line(chunk: bytes) -> Entry | None:
     if not text:
         return None
     return entry_from_json(json.loads(text))
+
+
+def _with_file_contents(header: StartEntry, path: Path) -> StartEntry:
+    """The header with the files it names (Sequence for Kids' layout, in records written
+    before records carried the content) read in; JournalError if one cannot be read."""
+    try:
+        params = read_file_params(header.game, header.params)
+    except OSError as exc:
+        raise JournalError(
+            f"{path}: line 1: the record names a file that cannot be read "
+            f"({exc.strerror or exc}: {exc.filename}); put it back to replay the game"
+        ) from exc
+    except ValueError:  # an unknown game: replaying it says so
+        return header
+    return header if params == dict(header.params) else dataclasses.replace(header,
+                                                                            params=params)
 
 
 def read_record(path: Path) -> Record:

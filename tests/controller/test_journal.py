@@ -17,7 +17,7 @@ from tavola.clock import Clock, ClockSpec
 from tavola.export import export_text
 from tavola.games import GAMES, Game, Outcome, new_game
 from tavola.games.tessere import Tessere
-from tavola.journal import Journal, JournalError
+from tavola.journal import Journal, JournalError, encode
 from tavola.record import (
     ActionEntry,
     ClockEntry,
@@ -566,3 +566,28 @@ def test_a_record_of_the_first_format_reads_replays_and_round_trips(tmp_path: Pa
     (summary,) = journal.records()
     assert (summary.score, summary.reason, summary.actions) == ("1-0", "resignation", 3)
     assert export_text(journal.load(summary.id)).endswith("1. G@a1 pass 2. B@b1 1-0\n")
+
+
+def test_an_older_record_naming_its_layout_file_carries_the_layout_from_resume_on(
+    tmp_path: Path,
+) -> None:
+    from importlib import resources
+
+    text = resources.files("tavola.games").joinpath("data", "sequence_kids_layout.toml")
+    board = tmp_path / "board.toml"
+    board.write_text(text.read_text())
+    game = new_game("sequence-kids", cards="declared", layout=board.read_text())
+    header = dataclasses.replace(StartEntry.of(game, game_id="old", wall=WALL),
+                                 params={**game.options, "layout": str(board)})
+    journal = Journal(tmp_path / "state")
+    journal.begin(header)  # as the engine wrote it when it read the file itself
+    play(journal, game, str(game.legal_moves()[0]))
+    record = journal.resume()
+    assert record is not None and record.header.params["layout"] == board.read_text()
+    board.unlink()  # from now on the file may go: the record has the layout
+    record = journal.resume()
+    assert record is not None and len(replay(record).game.history) == 1
+
+    journal.current.write_text(encode([header]).decode())  # an old record, file gone
+    with pytest.raises(JournalError, match="names a file that cannot be read"):
+        journal.resume()
