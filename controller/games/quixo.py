@@ -318,6 +318,10 @@ class Quixo(Game[QuixoMove]):
         self.player = seat
         self.result = Outcome(None, REASON_NO_MOVE)
 
+    def resignation(self, player: int) -> Outcome:
+        """The other team (or player) wins; with four players both partners resign."""
+        return self._team_outcome(player + 1, "resignation")
+
     def _team_outcome(self, seat: int, reason: str) -> Outcome:
         players = self.num_players
         team = seat % 2
