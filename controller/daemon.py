@@ -292,6 +292,8 @@ class Daemon:
                 self._apply(self.session.command(rest, now, wall))
             elif hasattr(self.sensor, "type_line"):
                 reply = self.sensor.type_line(text)
+                if reply.startswith("error:"):  # perhaps a move in the game's notation
+                    reply = self._play_on_board(text) or reply
                 if reply:
                     self._answer(reply)
             else:
@@ -299,6 +301,25 @@ class Daemon:
         except Exception:
             log.exception("error while handling %r", text)
         self._draw(important=True)
+
+    def _play_on_board(self, text: str) -> str:
+        """On the simulator, a move in the game's notation that is not a simulator command
+        (Quinque's ``t 2,1``) moves the simulated pieces as the move does. Returns the
+        answer to show ('' when the move was put on the board or is not a move at all)."""
+        game = self.session.game
+        try:
+            move = game.parse_move(text)
+        except ValueError:
+            return ""
+        if not game.is_legal(move):
+            return f"Illegal: {game.explain(move)}"
+        probe = game.copy()
+        probe.apply(move)
+        script = board_events(game.view("identity"), probe.view("identity"))
+        if not script:
+            return f"{move} changes nothing on the board: type play {move}"
+        self.sensor.run_script(script, source=str(move))  # type: ignore[attr-defined]
+        return ""
 
     # ----------------------------------------------------------------- effects
     def _apply(self, fx: Effects) -> None:
@@ -358,6 +379,8 @@ class Daemon:
         if render is not None:
             pieces = getattr(self.sensor, "board", None)
             board = render(None, self._owners(pieces)) if pieces is not None else render()
+        if not self.layout.cells:  # an open table (Quinque): the game draws the position
+            board = f"{self.session.game}\n{board}"
         lines = ["\x1b[H\x1b[2J" + board, status, *self._log_tail, *self._reply, "> "]
         print("\n".join(lines), end="", file=self.out, flush=True)
 
@@ -366,6 +389,14 @@ class Daemon:
         its owner where the game has one there, so morris and draughts men show W or B."""
         shown = self.session.game.view("identity")
         return {c: (shown.get(c) or t) if t == "#" else t for c, t in pieces.items()}
+
+
+def board_events(before: Mapping[str, str], after: Mapping[str, str]) -> str:
+    """The simulator's raw events that turn the board ``before`` into ``after`` at once
+    (cell -> token): lift every piece that leaves or changes, then place the new ones."""
+    lines = [f"lift {c}" for c, t in before.items() if t and after.get(c, "") != t]
+    lines += [f"place {c} {t}" for c, t in after.items() if t and before.get(c, "") != t]
+    return "\n".join(lines)
 
 
 def main(config: Config, *, console: TextIO | None, out: TextIO | None,
