@@ -86,6 +86,7 @@ class Daemon:
         self._typed = ""  # a partly read console line
         self._dirty = False  # the terminal view is older than the state it shows
         self._drawn_status = ""
+        self._shown_to: int | None = None  # whose hidden cards the screen may show
 
     # ----------------------------------------------------------------- setup
     def _resume_or_start(self) -> tuple[Game[Any], Clock | None]:
@@ -269,7 +270,10 @@ class Daemon:
         The answer (help, status, an error) is drawn at once, not at the next board event.
         """
         text = line.strip()
-        if not text:
+        if not text:  # Enter: the player to move has the screen, show their cards
+            if self.session.game.hidden_information:
+                self._shown_to = self.session.game.current_player
+                self._draw(important=True)
             return
         word, _, rest = text.partition(" ")
         now, wall = self.clock(), self.wall()
@@ -381,8 +385,21 @@ class Daemon:
             board = render(None, self._owners(pieces)) if pieces is not None else render()
         if not self.layout.cells:  # an open table (Quinque): the game draws the position
             board = f"{self.session.game}\n{board}"
-        lines = ["\x1b[H\x1b[2J" + board, status, *self._log_tail, *self._reply, "> "]
+        lines = ["\x1b[H\x1b[2J" + board, status, *self._hand(), *self._log_tail,
+                 *self._reply, "> "]
         print("\n".join(lines), end="", file=self.out, flush=True)
+
+    def _hand(self) -> list[str]:
+        """A game with hidden cards (Sequence for Kids, dealt): the hand of the player to
+        move, once they have the screen; before that, whom to pass it to."""
+        game = self.session.game
+        if not game.hidden_information or game.outcome() is not None:
+            return []
+        player = game.current_player
+        if self._shown_to != player:
+            return [f"Pass the screen to {game.player_names[player]}, then press Enter to "
+                    "see the cards."]
+        return [game.private_text(player)]
 
     def _owners(self, pieces: Mapping[str, str]) -> dict[str, str]:
         """The simulated board with each plain piece (an occupancy sensor's ``#``) named by

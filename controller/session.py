@@ -454,10 +454,11 @@ class Session:
                 text += ", board does not match" + (f": {refused}" if refused else "") + (
                     " (correct the red cells)")
             elif isinstance(self.result, Ambiguous):
-                options = " or ".join(" ".join(map(str, seq)) for seq in
-                                      self.result.candidates)
-                text += f", ambiguous: {options} (type play and the move, e.g. play " + (
-                    f"{' '.join(map(str, self.result.candidates[0]))})")
+                # The first action of each candidate tells them apart: playing it, the
+                # board already shows the rest.
+                options = " or ".join(dict.fromkeys(
+                    f"play {seq[0]}" for seq in self.result.candidates))
+                text += f", ambiguous: type {options}"
             clocks = self.clock_text(self._now)
             if clocks:
                 text += f", {clocks}"

@@ -144,3 +144,34 @@ def test_morris_men_show_their_owner_not_a_plain_disc(tmp_path: Path) -> None:
     assert "  W  " in seen["screen"] and "  #  " not in seen["screen"]
     assert seen["reading"] == "#"  # what the reed switches read is unchanged
 
+
+
+def test_sequence_dealt_shows_the_hand_of_the_player_to_move_after_passing_the_screen(
+    tmp_path: Path,
+) -> None:
+    seen: dict[str, str] = {}
+
+    async def scenario(s: Screen) -> None:
+        d = s.daemon
+        await s.at(101.0)
+        seen["start"] = s.last()
+        d.console_line("")  # Enter: Red has the screen
+        seen["red"] = s.last()
+        game = d.session.game
+        move = next(str(m) for m in game.legal_moves() if "@" in str(m))
+        d.console_line(move)  # the chip goes down on the simulated board
+        await s.at(101.1)
+        await s.at(102.0)
+        if "ambiguous" in d.session.status():
+            d.console_line(f"play {move}")
+        await s.at(103.0)
+        seen["after"] = s.last()
+        seen["hand"] = game.private_text(0)
+
+    assert Screen(tmp_path, game="sequence-kids").run(scenario) == 0
+    assert "Pass the screen to Red, then press Enter" in seen["start"]
+    assert "Red's cards:" not in seen["start"]
+    assert seen["hand"].split(": ")[0] == "Red's cards"
+    assert "Red's cards:" in seen["red"]
+    assert "Pass the screen to Yellow, then press Enter" in seen["after"]
+    assert "Red's cards:" not in seen["after"] and "Yellow's cards:" not in seen["after"]

@@ -190,3 +190,16 @@ def test_undo_of_a_move_says_how_to_put_the_board_back() -> None:
     assert len(game.history) == 2
     fx = s.command("undo", 5.0, 5.0)  # the board shows f6-e5: it must be taken back there
     assert "take it back on the board (lift e5, put a piece back on f6)" in fx.log[0]
+
+
+def test_an_ambiguous_placement_says_the_exact_command() -> None:
+    game = new_game("sequence-kids", cards="declared", seed=1)
+    layout = Layout.for_game("sequence-kids")
+    cell = next(str(m).split("@")[1] for m in game.legal_moves()
+                if "@" in str(m) and not str(m).startswith("unicorn"))
+    animal = next(str(m).split("@")[0] for m in game.legal_moves()
+                  if str(m).endswith("@" + cell) and not str(m).startswith("unicorn"))
+    s = Session(game, layout, "occupancy", cells=layout.cells)
+    s.start(0.0, 0.0)
+    s.on_snapshot(reading(game, **{cell: "#"}), 1.0, 1.0)
+    assert f"ambiguous: type play {animal}@{cell} or play unicorn@{cell}" in s.status()
