@@ -41,6 +41,7 @@ from tavola.inference import (
     change_between,
 )
 from tavola.play import describe
+from tavola.tray import tray_reading, tray_slots
 
 Policy = Literal["teaching", "arbiter"]
 POLICIES: tuple[str, ...] = ("teaching", "arbiter")
@@ -71,10 +72,12 @@ class Effects:
 
 
 def check_startup(
-    game: Game[Any], capability: Capability, layout_cells: Iterable[str] | None
+    game: Game[Any], capability: Capability, layout_cells: Iterable[str] | None,
+    tray: Mapping[str, str] | None = None,
 ) -> None:
-    """Refuse a game the sensor cannot follow, or a layout that lacks the game's cells."""
-    if game.needs == "identity" and capability != "identity":
+    """Refuse a game the sensor cannot follow, or a layout that lacks the game's cells.
+    A reserve ``tray`` (slot -> piece) lets an occupancy sensor follow an identity game."""
+    if game.needs == "identity" and capability != "identity" and not tray:
         raise StartupError(
             f"{game.name} needs a sensor that tells pieces apart (identity): the board's "
             f"sensor only sees occupancy. Use the camera ([sensor] backend = \"camera\") or "
@@ -110,16 +113,19 @@ class Session:
     ) -> None:
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
-        check_startup(game, capability, cells)
+        # A reserve tray names the pieces an occupancy board reads (controller/tray.py).
+        self.tray = tray_slots(layout) if (
+            game.needs == "identity" and capability == "occupancy") else {}
+        check_startup(game, capability, cells, self.tray)
         self.game = game
         self.strip = Strip.of(layout)
-        self.capability = capability
+        self.capability: Capability = "identity" if self.tray else capability
         self.cells = tuple(cells) or tuple(game.view())
         self.policy = policy
         self.hints = hints
         self.clock = clock
         trays = frozenset(getattr(layout, "sensed", ())) - set(self.cells)
-        self.inference = Inference(capability, settle=settle, grace=grace, ignore=trays)
+        self.inference = Inference(self.capability, settle=settle, grace=grace, ignore=trays)
         self.result: Result = Pending()
         self.last_move: frozenset[str] = frozenset()
         self.disconnected: str | None = None
@@ -150,6 +156,9 @@ class Session:
         if self.disconnected is not None:
             self.disconnected = None
             fx += Effects(log=("Board reconnected; resynchronised from a full reading.",))
+        if self.tray:
+            cells, uncertain = tray_reading(self.game.view("identity"), cells, self.tray,
+                                            uncertain)
         self._sensed = dict(cells)
         result = self.inference.update(self.game, cells, now, uncertain)
         return fx + self._handle(result, now, wall)
