@@ -503,12 +503,11 @@ class Session:
         came = sorted(c for c, v in sensed.items()
                       if v and c in self.cells and current.get(c, "") != v)
         tried: list[str] = []
-        if len(came) == 1:
-            cell = came[0]
-            token = sensed[cell]
-            for src in gone or [""]:
-                tried += [f"{src}-{cell}", f"{src}x{cell}"] if src else [
-                    cell, f"{token}@{cell}"]
+        if len(came) == 1 and not gone:  # a piece put down
+            tried += [came[0], f"{sensed[came[0]]}@{came[0]}"]
+        elif len(came) == 1:  # a piece moved: with more gone, a jump first
+            kinds = ("x", "-") if len(gone) > 1 else ("-", "x")
+            tried += [f"{src}{kind}{came[0]}" for kind in kinds for src in gone]
         elif not came and len(gone) == 1:
             tried.append(f"x{gone[0]}")
         for text in tried:

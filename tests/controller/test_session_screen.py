@@ -203,3 +203,15 @@ def test_an_ambiguous_placement_says_the_exact_command() -> None:
     s.start(0.0, 0.0)
     s.on_snapshot(reading(game, **{cell: "#"}), 1.0, 1.0)
     assert f"ambiguous: type play {animal}@{cell} or play unicorn@{cell}" in s.status()
+
+
+def test_taking_a_protected_man_is_refused_with_the_rule() -> None:
+    game = new_game("morris")
+    play(game, "a1", "g7", "a4", "g4", "d2", "g1", "xd2", "d2", "b6", "a7")
+    s = session(game, grace=0.5)
+    s.start(0.0, 0.0)
+    s.on_snapshot(reading(game, g4=""), 1.0, 1.0)  # a man of Black's mill
+    status = s.tick(2.0, 2.0).status or ""
+    assert status.startswith("morris: White formed a mill: remove a black man (not one in "
+                             "a mill), board does not match: illegal: xg4: the black man on "
+                             "g4 is in a mill and others are not: remove one of b6")
