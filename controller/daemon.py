@@ -322,7 +322,10 @@ class Daemon:
         script = board_events(game.view("identity"), probe.view("identity"))
         if not script:
             return f"{move} changes nothing on the board: type play {move}"
-        self.sensor.run_script(script, source=str(move))  # type: ignore[attr-defined]
+        try:  # the simulated board may not hold what the game has (a mismatch in play)
+            self.sensor.run_script(script, source=str(move))  # type: ignore[attr-defined]
+        except ValueError as exc:
+            return f"error: {exc} (the board differs from the game: put it right first)"
         return ""
 
     # ----------------------------------------------------------------- effects

@@ -95,3 +95,24 @@ def test_quinque_starts_and_takes_typed_moves_at_the_console(tmp_path: Path) -> 
     assert [str(m) for m in daemon.session.game.history] == ["m 0,0", "t 2,1"]
     assert answers[0] == "pass changes nothing on the board: type play pass"
     assert answers[1].startswith("Illegal: m 9,9: ")
+
+
+def test_a_typed_move_the_simulated_board_cannot_make_is_one_answer(tmp_path: Path) -> None:
+    config = load_config(None, {}, {"journal.directory": str(tmp_path), "leds": "sim",
+                                    "game": "quinque"})
+    daemon = Daemon(config, env={})
+    answers: list[str] = []
+
+    async def scenario() -> int:
+        task = asyncio.create_task(daemon.run())
+        while not daemon.ready:
+            await asyncio.sleep(0.01)
+        daemon.console_line("lift 0,0")  # the board no longer holds what the game has
+        daemon.console_line("m 0,0")
+        answers.extend(daemon._reply)
+        daemon.console_line("quit")
+        return await task
+
+    assert asyncio.run(scenario()) == 0
+    assert len(answers) == 1 and answers[0].startswith("error: ")
+    assert "put it right first" in answers[0]
