@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tavola.games import Game, IllegalMoveError, Outcome
+from tavola.record import describe
 
 CLEAR = "\x1b[2J\x1b[H"
 
@@ -44,15 +45,6 @@ class Opponent:
     seed: int = 0
     hint_level: str = "strongest"
     endgames: Any = None
-
-
-def describe(game: Game[Any], outcome: Outcome) -> str:
-    """'White wins (no legal move)' / 'Draw (threefold repetition)'."""
-    if outcome.winner is None:
-        return f"Draw ({outcome.reason})"
-    names = " and ".join(game.player_names[w] for w in outcome.winners)
-    verb = "win" if len(outcome.winners) > 1 else "wins"
-    return f"{names} {verb} ({outcome.reason})"
 
 
 def play(
@@ -92,7 +84,7 @@ def play(
             shown_to = game.current_player
         write(str(game))
         if outcome is not None:
-            write(f"Game over: {describe(game, outcome)}. Type undo or quit.")
+            write(f"Game over: {describe(outcome, game.player_names)}. Type undo or quit.")
             prompt = "> "
         else:
             private = game.private_text(game.current_player) if hidden else ""
@@ -146,8 +138,13 @@ def play(
                 write(f"Took back {', '.join(reversed(taken))}.")
                 shown_to = game.current_player if hand_on else None
         elif command == "save" and arg:
-            Path(arg).write_text(json.dumps(game.to_dict(), indent=1) + "\n")
-            write(f"Saved to {arg}.")
+            try:
+                Path(arg).write_text(json.dumps(game.to_dict(), indent=1) + "\n")
+            except OSError as exc:  # a typo in the path must not end the game
+                write(f"Cannot save to {arg}: {exc.strerror or exc}; the game goes on "
+                      "(save to another file).")
+            else:
+                write(f"Saved to {arg}.")
         else:
             try:
                 move = game.parse_move(line)
