@@ -348,10 +348,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run the three parts and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("games", nargs="*", help="games to play (default: all)")
-    parser.add_argument("--games-per-pairing", "-n", type=int, default=4)
+    parser.add_argument("--games-per-pairing", "-n", type=int, default=2)
     parser.add_argument("--peer-games", type=int, default=2,
                         help="games against each other program")
-    parser.add_argument("--seconds", type=float, default=0.3,
+    parser.add_argument("--seconds", type=float, default=0.2,
                         help="time a move against other programs")
     parser.add_argument("--levels", default="beginner,club,strongest")
     parser.add_argument("--skip", default="", help="parts to skip: random,greedy,peers")

@@ -133,3 +133,29 @@ def test_draughts_takes_the_last_piece(variant: str) -> None:
     best = hint(game, "strongest", nodes=500, count=1)[0]
     assert best.text == "c3xe5"
     assert _wins_at_once(game, best.turn)
+
+
+def test_sequence_hints_never_look_at_the_hidden_cards() -> None:
+    """Two deals that differ only in what the player to move cannot see (the other hand
+    and the deck, swapped around) get the same hint under the same seed."""
+    game = new_game("sequence-kids", seed=11)
+    for _ in range(6):
+        game.apply(game.legal_moves()[0])
+    state = game.to_dict()["state"]
+    me = game.current_player
+    other = 1 - me
+    swapped = dict(state)
+    hidden = state["hands"][other] + state["deck"]
+    hidden = hidden[::-1]  # another arrangement of the same unseen cards
+    hands = [list(h) for h in state["hands"]]
+    hands[other] = hidden[: len(state["hands"][other])]
+    swapped["hands"] = hands
+    swapped["deck"] = hidden[len(state["hands"][other]):]
+    twin = new_game("sequence-kids", seed=11)
+    twin.set_position(swapped)
+    assert twin.view_for(me) == game.view_for(me)
+    assert game.to_dict()["state"]["hands"][other] != hands[other] or (
+        game.to_dict()["state"]["deck"] != swapped["deck"])
+    first = [(h.text, h.score) for h in hint(game, "club", nodes=600, seed=4)]
+    again = [(h.text, h.score) for h in hint(twin, "club", nodes=600, seed=4)]
+    assert first == again
