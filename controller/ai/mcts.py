@@ -112,7 +112,7 @@ class InformationSetMCTS:
         game = self.game
         side = self.knowledge.side
         me = side(game, game.current_player)
-        game.apply(move)
+        game.push(move)
         try:
             outcome = game.outcome()
             return outcome is not None and any(side(game, w) == me for w in outcome.winners)
@@ -149,7 +149,7 @@ class InformationSetMCTS:
                 i = untried[rng.randrange(len(untried))]
                 child = _Node(moves[i], mover, available=1)
                 node.children[texts[i]] = child
-                game.apply(moves[i])
+                game.push(moves[i])
                 self.nodes += 1
                 path.append(child)
                 break
@@ -159,7 +159,7 @@ class InformationSetMCTS:
                 ucb = c.reward / c.visits + _EXPLORE * math.sqrt(math.log(c.available) / c.visits)
                 if ucb > best:
                     best_i, best = i, ucb
-            game.apply(moves[best_i])
+            game.push(moves[best_i])
             self.nodes += 1
             node = node.children[texts[best_i]]
             path.append(node)
@@ -178,7 +178,7 @@ class InformationSetMCTS:
             if game.outcome() is not None:
                 break
             moves = game.legal_moves()
-            game.apply(moves[rng.randrange(len(moves))])
+            game.push(moves[rng.randrange(len(moves))])
             self.nodes += 1
         sides = {side(game, p) for p in range(game.num_players)}
         outcome = game.outcome()

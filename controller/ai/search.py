@@ -8,6 +8,9 @@ orders each iteration by the last; a transposition table (keyed by the game's po
 and a history table order the rest. The root works on whole turns (``legal_turns``) and can
 rank several of them exactly (multi-PV), for hints.
 
+Moves are played with ``Game.push`` (the contract's fast path for moves taken from
+``legal_moves()`` in the same position) and taken back with ``undo``.
+
 The budget is a node count and/or seconds read from an injected clock: without a clock the
 search reads no time at all and is exactly reproducible.
 """
@@ -140,7 +143,7 @@ class AlphaBeta:
         player = game.current_player
         turn = list(item.turn)
         for move in turn:
-            game.apply(move)
+            game.push(move)
         try:
             while game.outcome() is None and game.current_player == player:
                 key = self.knowledge.key(game)
@@ -150,7 +153,7 @@ class AlphaBeta:
                     move = entry.move
                 else:
                     move = max(moves, key=lambda m: self._after(m, player))
-                game.apply(move)
+                game.push(move)
                 turn.append(move)
         finally:
             for _ in turn:
@@ -166,7 +169,7 @@ class AlphaBeta:
         scored: list[ScoredTurn] = []
         for item in ranked:
             for move in item.turn:
-                game.apply(move)
+                game.push(move)
             if len(scored) < count:
                 floor = -INF
             else:
@@ -187,7 +190,7 @@ class AlphaBeta:
         """The static value of the position after ``move``, for ``player``'s side."""
         game = self.game
         side = self.knowledge.side
-        game.apply(move)
+        game.push(move)
         try:
             outcome = game.outcome()
             if outcome is not None:
@@ -242,7 +245,7 @@ class AlphaBeta:
         best = -INF
         best_move = moves[0]
         for move in moves:
-            game.apply(move)
+            game.push(move)
             try:
                 nxt = game.current_player
                 if nxt == player and game.outcome() is None:
