@@ -197,6 +197,29 @@ def evaluate(game: Game[Any]) -> int:
     return knowledge(game).evaluate(game)
 
 
+def _score_after(game: Game[Any], turn: Turn, level: Level, nodes: int, seed: int,
+                 endgames: Any) -> int:
+    """The mover's score of the position after ``turn``, by a search from there."""
+    info = knowledge(game)
+    mover = info.side(game, game.current_player)
+    after = game.copy()
+    for move in turn:
+        after.apply(move)
+    outcome = after.outcome()
+    if outcome is not None:
+        if outcome.winner is None:
+            return 0
+        won = any(info.side(after, w) == mover for w in outcome.winners)
+        return WIN - len(turn) if won else -WIN + len(turn)
+    ranked = analyse(after, level, nodes=nodes, seed=seed, count=1, endgames=endgames).ranked
+    value = ranked[0].score
+    same = info.side(after, after.current_player) == mover
+    # One turn further from the root: move a proved result one step toward zero.
+    if abs(value) > WIN // 2:
+        value += -1 if value > 0 else 1
+    return value if same else -value
+
+
 @dataclass(frozen=True)
 class Verdict:
     """How good a played turn was: its score against the best one's, for the mover."""
@@ -228,10 +251,10 @@ def blunder_check(
     turn = tuple(turn)
     if turn == best.turn:
         return Verdict(best.score, best, 0, False, False)
-    played = analyse(game_before, lvl, nodes=max(1, budget // 2), seed=seed, count=1,
-                     exclude=[r.turn for r in result.ranked if r.turn != turn],
-                     endgames=endgames).ranked
-    score = next((r.score for r in played if r.turn == turn), -WIN)
+    if knowledge(game_before).hidden:  # MCTS ranks first actions, in per mille
+        score = next((r.score for r in result.ranked if r.turn[:1] == turn[:1]), -WIN)
+    else:
+        score = _score_after(game_before, turn, lvl, max(1, budget // 2), seed, endgames)
     loss = max(0, best.score - score)
     threw = best.score > WIN // 2 and score <= WIN // 2
     return Verdict(score, best, loss, loss > threshold or threw, threw)

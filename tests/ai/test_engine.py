@@ -159,3 +159,14 @@ def test_sequence_hints_never_look_at_the_hidden_cards() -> None:
     first = [(h.text, h.score) for h in hint(game, "club", nodes=600, seed=4)]
     again = [(h.text, h.score) for h in hint(twin, "club", nodes=600, seed=4)]
     assert first == again
+
+
+def test_throwing_a_won_endgame_away_is_flagged() -> None:
+    game = new_game("morris")
+    game.set_position({"board": {"a7": "W", "d7": "W", "g1": "W",
+                                 "b6": "B", "d6": "B", "f4": "B"}, "to_move": 0})
+    win = (game.parse_move("g1-g7"), game.parse_move("xb6"))
+    verdict = blunder_check(game, (game.parse_move("a7-a1"),), nodes=2000)
+    assert verdict.threw_win and verdict.blunder
+    assert verdict.best.turn[0] == win[0]
+    assert not blunder_check(game, win, nodes=2000).blunder
