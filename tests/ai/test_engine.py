@@ -68,7 +68,13 @@ def _wins_at_once(game: Game[Any], turn: tuple[Any, ...]) -> bool:
     return outcome is not None and game.current_player in outcome.winners
 
 
-@pytest.mark.parametrize(("name", "params"), GAMES, ids=IDS)
+# Random draughts games seldom reach a win in one within 120 plies; every variant is
+# covered by test_draughts_takes_the_last_piece instead.
+WIN_IN_ONE = [(n, p) for n, p in GAMES if n != "draughts"]
+
+
+@pytest.mark.parametrize(("name", "params"), WIN_IN_ONE,
+                         ids=[i for i, (n, _) in zip(IDS, GAMES, strict=True) if n != "draughts"])
 def test_a_win_in_one_is_always_found(name: str, params: dict[str, Any]) -> None:
     found = 0
     for seed in range(40):
@@ -86,7 +92,7 @@ def test_a_win_in_one_is_always_found(name: str, params: dict[str, Any]) -> None
             found += 1
             if found >= 3:
                 return
-    pytest.skip(f"no win in one met in {name}'s random games")
+    raise AssertionError(f"no win in one met in {name}'s random games: the test saw nothing")
 
 
 @pytest.mark.parametrize(("name", "params"), GAMES, ids=IDS)
