@@ -69,7 +69,7 @@ class Level:
 
 # Node budgets sized for about a second per move on a Raspberry Pi 4 at ``strongest``.
 LEVELS: dict[str, Level] = {
-    "beginner": Level("beginner", nodes=300, max_depth=2, slack=80, mistake=0.05),
+    "beginner": Level("beginner", nodes=300, max_depth=2, slack=30, mistake=0.05),
     "club": Level("club", nodes=2500, max_depth=8, slack=10),
     "strongest": Level("strongest", nodes=12000, max_depth=64, endgames=True),
 }
