@@ -28,6 +28,7 @@ equal before timing, and both make every leaf move (no bulk counting at depth 1)
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import statistics
 import sys
@@ -146,6 +147,21 @@ def spiel_playout_rate(game: Any, seed: int) -> float:
 
 
 # ----------------------------------------------------------------------------- py-draughts
+def spiel_perft_of(game: Any, depth: int) -> int:
+    """OpenSpiel's perft from the game's initial state."""
+    return spiel_perft(game.new_initial_state(), depth)
+
+
+def board_perft_of(board_class: Any, depth: int) -> int:
+    """py-draughts' perft from a new board of ``board_class``."""
+    return board_perft(board_class(), depth)
+
+
+def perft_of(name: str, params: dict[str, Any], depth: int) -> int:
+    """Our perft from a new game."""
+    return perft(new_game(name, **params), depth)
+
+
 def board_perft(board: Any, depth: int) -> int:
     """py-draughts perft: moves generated once per node, push/pop (each move a turn)."""
     if depth == 0:
@@ -205,11 +221,11 @@ def references() -> tuple[list[Reference], list[str]]:
             refs.append(Reference(
                 f"{ours} {params.get('variant', '')} vs OpenSpiel {theirs}".replace("  ", " "),
                 ours, params, "actions", depth,
-                lambda seed, g=game: spiel_playout_rate(g, seed),
-                lambda g=game, d=depth: spiel_perft(g.new_initial_state(), d),
+                functools.partial(spiel_playout_rate, game),
+                functools.partial(spiel_perft_of, game, depth),
             ))
     try:
-        import draughts  # type: ignore[import-untyped]
+        import draughts
     except ImportError:
         notes.append("py-draughts not installed: no reference run")
     else:
@@ -220,8 +236,8 @@ def references() -> tuple[list[Reference], list[str]]:
             refs.append(Reference(
                 f"draughts {variant} vs py-draughts {variant.title()}Board",
                 "draughts", {"variant": variant}, "turns", 6,
-                lambda seed, b=board_class: board_playout_rate(b, seed),
-                lambda b=board_class: board_perft(b(), 6),
+                functools.partial(board_playout_rate, board_class),
+                functools.partial(board_perft_of, board_class, 6),
             ))
     return refs, notes
 
@@ -269,7 +285,7 @@ def main() -> None:
             turns = statistics.median(t for _, t in runs)
             depth = perft_depth(name, params)
             leaves = Spread.of([
-                timed(lambda n=name, p=params, d=depth: perft(new_game(n, **p), d))[1]
+                timed(functools.partial(perft_of, name, params, depth))[1]
                 for _ in range(rounds)
             ])
             label = ",".join(f"{k}={v}" for k, v in params.items()) or "-"
