@@ -26,7 +26,7 @@ from tavola import journal as J
 from tavola.clock import Clock
 from tavola.config import Config
 from tavola.feedback import OFF
-from tavola.games import Game
+from tavola.games import Game, Reason
 from tavola.hardware import load_leds, load_sensor
 from tavola.hardware.base import LedBackend, SensorBackend, SensorFault, Snapshot
 from tavola.hardware.layout import Layout, LayoutError
@@ -227,7 +227,7 @@ class Daemon:
         old = self.session.game
         if old.outcome() is None:  # left unfinished: filed as abandoned, no winner
             entry = J.result_entry(None, old.num_players, wall=self.wall(), now=self.clock(),
-                                   reason="abandoned for a new game")
+                                   reason=Reason.NEW_GAME)
             self._apply(Effects(journal=(entry,)))
         game = game or self.config.game.new_game()
         wall = self.wall()

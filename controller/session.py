@@ -25,7 +25,7 @@ from typing import Any, Literal
 from tavola import journal as J
 from tavola.clock import Clock, LowTime, TimeOut, timer_colours
 from tavola.feedback import Frame, LedMap, Scene, Strip, render
-from tavola.games import Capability, Game, Outcome
+from tavola.games import Capability, Game, Outcome, Reason
 from tavola.inference import (
     Accepted,
     Ambiguous,
@@ -185,8 +185,8 @@ class Session:
             return self._takeback(1, now, wall, sensed=False)
         if text in ("resign", "draw"):
             player = game.current_player
-            outcome = (Outcome(None, "agreement") if text == "draw" else
-                       Outcome(None if game.num_players != 2 else 1 - player, "resignation"))
+            outcome = (Outcome(None, Reason.AGREEMENT) if text == "draw" else
+                       Outcome(None if game.num_players != 2 else 1 - player, Reason.RESIGNATION))
             game.adjudicate(outcome)
             return self._finish(outcome, now, wall)
         try:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tavola.games import IllegalMoveError, legal_turns, new_game
+from tavola.games import IllegalMoveError, Reason, legal_turns, new_game
 from tavola.games.draughts import (
     CELLS,
     Draughts,
@@ -449,13 +449,26 @@ def test_threefold_repetition_is_a_draw() -> None:
     assert g.outcome() is None
 
 
+def test_repetition_is_counted_from_the_game_history_in_copies_and_after_undo() -> None:
+    g = position({"a7": "WK", "h2": "BK"}, draw_king_vs_king=False)
+    play(g, *SHUFFLE, *SHUFFLE[:3])
+    twin = g.copy()
+    play(twin, SHUFFLE[3])
+    assert twin.outcome() is not None and twin.outcome().reason == Reason.THREEFOLD_REPETITION  # type: ignore[union-attr]
+    assert g.outcome() is None  # the copy's draw is not the original's
+    twin.undo()
+    assert twin.outcome() is None
+    play(twin, "g1-f2")  # another move: a new position, no draw
+    assert twin.outcome() is None
+
+
 def test_king_moves_draw_counts_moves_of_each_player() -> None:
     board = {"a7": "WK", "h2": "BK", "c1": "W", "a5": "B"}
     g = position(board, king_moves_draw=2)
     play(g, *SHUFFLE[:3])
     assert g.outcome() is None
     play(g, SHUFFLE[3])
-    assert g.outcome() is not None and g.outcome().reason == "2 moves of kings only"  # type: ignore[union-attr]
+    assert g.outcome() is not None and g.outcome().reason == Reason.KING_MOVES  # type: ignore[union-attr]
     g = position(board, king_moves_draw=2)
     play(g, "a7-b8", "h2-g1", "c1-d2", "g1-h2", "b8-a7")  # a man move starts the count again
     assert g.outcome() is None

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tavola.games import IllegalMoveError, Outcome, new_game
+from tavola.games import IllegalMoveError, Outcome, Reason, new_game
 from tavola.games.quixo import Quixo, QuixoMove
 
 EMPTY5 = [". . . . ."] * 5
@@ -137,7 +137,7 @@ def test_making_the_opponents_line_loses() -> None:
     g = position(["O O O O X", ". . . . O", ". . . . .", ". . . . .", ". . . . ."], to_move=1)
     play(g, "e5>e1")
     assert g.view()["e5"] == "O" and g.view()["e1"] == "X"
-    assert g.outcome() == Outcome(0, "line made by the opponent")
+    assert g.outcome() == Outcome(0, Reason.OPPONENT_LINE)
 
 
 def test_making_both_lines_at_once_still_loses() -> None:
@@ -146,7 +146,7 @@ def test_making_both_lines_at_once_still_loses() -> None:
     g = position(["X X X X .", ". . . . .", ". . . . .", ". . . . O", "O O O O ."], to_move=1)
     play(g, "e1>e5")
     assert g.view()["e5"] == "X" and g.view()["e1"] == "O"
-    assert g.outcome() == Outcome(0, "line made by the opponent")
+    assert g.outcome() == Outcome(0, Reason.OPPONENT_LINE)
 
 
 def test_column_win_by_hand() -> None:
@@ -318,7 +318,7 @@ def test_making_the_other_teams_line_loses_for_the_team() -> None:
     g = position(rows, to_move=2, players=4)  # A2 pushes column e up from e1
     play(g, "e5>e1:n")
     assert g.view()["e5"] == "Xw"
-    assert g.outcome() == Outcome(1, "line made by the opponent", (1, 3))
+    assert g.outcome() == Outcome(1, Reason.OPPONENT_LINE, (1, 3))
 
 
 # Border of alternating marks (no line anywhere): O where file+rank is even, X elsewhere.
@@ -366,7 +366,7 @@ def test_a_full_round_without_a_move_is_a_draw() -> None:
     # once the last blank is gone.
     g = position(ring("e", "n"), players=4, sideways_dots=True)
     play(g, "a1>e1:w")
-    assert g.outcome() == Outcome(None, "no move possible")
+    assert g.outcome() == Outcome(None, Reason.BLOCKED)
     assert g.legal_moves() == []
     g.undo()
     play(g, "a1>e1:s")  # this cube points at A1 itself: the others skip, A1 moves again
@@ -375,7 +375,7 @@ def test_a_full_round_without_a_move_is_a_draw() -> None:
     rows = ring("e", "n")
     rows[4] = "Xn" + rows[4][1:]
     g = position(rows, players=4, sideways_dots=True)
-    assert g.outcome() == Outcome(None, "no move possible")
+    assert g.outcome() == Outcome(None, Reason.BLOCKED)
 
 
 def test_four_player_tokens_and_sensing() -> None:
@@ -413,7 +413,7 @@ def test_set_position_validates_and_judges_lines() -> None:
     g.set_position({"board": ["X X X X X", *EMPTY5[1:]], "to_move": 0})
     assert g.outcome() == Outcome(1, "line")
     g.set_position({"board": ["X X X X X", "O O O O O", *EMPTY5[2:]], "to_move": 0})
-    assert g.outcome() == Outcome(0, "line made by the opponent")
+    assert g.outcome() == Outcome(0, Reason.OPPONENT_LINE)
 
 
 def test_state_dict_round_trip() -> None:
@@ -499,7 +499,7 @@ def test_random_game_invariants(players: int) -> None:
                     skipped = g.to_dict()["state"]["skipped"]
                     assert g.current_player == (seat + 1 + len(skipped)) % 4
         outcome = g.outcome()
-        assert outcome is not None and outcome.reason in ("line", "line made by the opponent")
+        assert outcome is not None and outcome.reason in (Reason.LINE, Reason.OPPONENT_LINE)
         assert len(outcome.winners) == players // 2
 
 
