@@ -163,6 +163,10 @@ def _distinct_outcomes(game: Game[Any], seqs: list[tuple[Any, ...]]) -> list[tup
     return list(seen.values())
 
 
+SETTLE_SECONDS = 0.3  # the default settle time ([inference] settle)
+GRACE_SECONDS = 3.0  # the default grace time before a mismatch ([inference] grace)
+
+
 class Inference:
     """Classifies settled readings for one game; keeps the timers for settle and grace."""
 
@@ -170,8 +174,8 @@ class Inference:
         self,
         capability: Capability,
         *,
-        settle: float = 0.25,
-        grace: float = 1.5,
+        settle: float = SETTLE_SECONDS,
+        grace: float = GRACE_SECONDS,
         ignore: frozenset[str] = frozenset(),
     ) -> None:
         self.capability = capability

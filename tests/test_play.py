@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tavola.games import Outcome, Reason
-from tavola.play import CLEAR, describe, play
+from tavola.play import CLEAR, play
+from tavola.record import describe
 from tests.games.test_base import Race
 
 
@@ -63,5 +64,5 @@ def test_hidden_information_hands_the_screen_on() -> None:
 def test_describe_team_wins() -> None:
     game = Race()
     game.player_names = ("A1", "B1", "A2", "B2")
-    assert describe(game, Outcome(0, "line", (0, 2))) == "A1 and A2 win (line)"
-    assert describe(game, Outcome(None, Reason.BLOCKED)) == "Draw (blocked)"
+    assert describe(Outcome(0, Reason.LINE, (0, 2)), game.player_names) == "A1 and A2 win (line)"
+    assert describe(Outcome(None, Reason.BLOCKED), game.player_names) == "Draw (blocked)"

@@ -255,7 +255,7 @@ def test_outcome_reasons_are_an_enumeration_written_as_text() -> None:
     outcome = Outcome(None, Reason.THREEFOLD_REPETITION)
     assert json.loads(json.dumps(outcome.to_dict()))["reason"] == "threefold repetition"
     assert type(Outcome.from_dict(outcome.to_dict()).reason) is Reason
-    assert Outcome(0, "line").reason is Reason.LINE  # text is converted on the way in
+    assert Outcome(0, Reason.LINE).reason is Reason.LINE  # text is converted on the way in
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tavola.games import IllegalMoveError, Reason, legal_turns, new_game
+from tavola.games import Game, IllegalMoveError, Reason, legal_turns, new_game
 from tavola.games.draughts import (
     CELLS,
     Draughts,
@@ -37,7 +37,7 @@ def legal(game: Draughts) -> set[str]:
     return {str(m) for m in game.legal_moves()}
 
 
-def play(game: Draughts, *texts: str) -> None:
+def play(game: Game[DraughtsMove], *texts: str) -> None:
     for text in texts:
         game.apply(game.parse_move(text))
 

@@ -125,7 +125,7 @@ def test_a_line_of_the_mover_mark_wins(rows: list[str], move: str) -> None:
     g = position(rows)
     assert g.outcome() is None
     play(g, move)
-    assert g.outcome() == Outcome(0, "line")
+    assert g.outcome() == Outcome(0, Reason.LINE)
     assert g.legal_moves() == []
     with pytest.raises(IllegalMoveError, match="the game is over"):
         play(g, "b1>b5")
@@ -158,7 +158,7 @@ def test_column_win_by_hand() -> None:
     assert g.outcome() is None
     assert [g.view()[f"a{r}"] for r in range(1, 6)] == [".", "O", "O", "O", "O"]
     play(g, "a1>a5")
-    assert g.outcome() == Outcome(0, "line")
+    assert g.outcome() == Outcome(0, Reason.LINE)
 
 
 # --------------------------------------------------------------------- parameters
@@ -174,7 +174,7 @@ def test_first_player_is_circle_by_default_and_cross_on_request() -> None:
     # player 0 is still the one who moved first, so X's line is a win for player 0
     g = position([". X X X X"] + [". . . . ."] * 4, first="cross")
     play(g, "a5>e5")
-    assert g.outcome() == Outcome(0, "line")
+    assert g.outcome() == Outcome(0, Reason.LINE)
 
 
 def test_small_boards() -> None:
@@ -184,7 +184,7 @@ def test_small_boards() -> None:
     play(g, "a1>a3", "c1>c3", "a1>a3", "c1>c3")
     assert g.outcome() is None
     play(g, "a1>a3")  # column a: O O O
-    assert g.outcome() == Outcome(0, "line")
+    assert g.outcome() == Outcome(0, Reason.LINE)
     with pytest.raises(ValueError, match="'d1' is not a cell of the 3x3 quixo board"):
         quixo(size=3).parse_move("a1>d1")
     with pytest.raises(ValueError, match="'size' must be one of 3, 4, 5"):
@@ -211,7 +211,7 @@ def test_threefold_repetition_draw_when_enabled() -> None:
         assert g.outcome() is None
         play(g, CYCLE[1])
     assert len(g.history) == 10
-    assert g.outcome() == Outcome(None, "threefold repetition")
+    assert g.outcome() == Outcome(None, Reason.THREEFOLD_REPETITION)
     g.undo()
     assert g.outcome() is None
 
@@ -221,12 +221,12 @@ def test_move_cap_draw_and_a_line_on_the_last_move_still_wins() -> None:
     play(g, "a1>a5", "e1>e5", "a1>a5")
     assert g.outcome() is None
     play(g, "e1>e5")
-    assert g.outcome() == Outcome(None, "move cap")
+    assert g.outcome() == Outcome(None, Reason.MOVE_CAP)
     g = quixo(max_plies=9)
     for _ in range(4):
         play(g, "a1>a5", "e1>e5")
     play(g, "a1>a5")
-    assert g.outcome() == Outcome(0, "line")
+    assert g.outcome() == Outcome(0, Reason.LINE)
     assert quixo().options["max_plies"] == 0
 
 
@@ -303,14 +303,14 @@ def test_team_line_wins_whatever_the_dots() -> None:
     g = position(rows, to_move=2, players=4)  # A2 completes row 1 from the a-side
     play(g, "a5>a1:s")
     # column a slides up: a1 gets the new cube, so row 1 reads Os On Os On Os
-    assert g.outcome() == Outcome(0, "line", (0, 2))
+    assert g.outcome() == Outcome(0, Reason.LINE, (0, 2))
     rows = [". . . . .", ". . . . .", ". . . . .", ". . . . .", ". Xe Xw Xe Xw"]
     g = position(rows, to_move=2, players=4)  # A2 puts its O in front of B's row
     play(g, "a5>a1:n")
     assert g.outcome() is None
     g = position(rows, to_move=1, players=4)  # B1 completes it
     play(g, "a5>a1:e")
-    assert g.outcome() == Outcome(1, "line", (1, 3))
+    assert g.outcome() == Outcome(1, Reason.LINE, (1, 3))
 
 
 def test_making_the_other_teams_line_loses_for_the_team() -> None:
@@ -395,7 +395,7 @@ def test_four_player_notation_needs_the_dot() -> None:
 
 def test_time_out_in_the_team_game_is_left_to_the_session() -> None:
     assert quixo(players=4).time_out(0) is None
-    assert quixo().time_out(0) == Outcome(1, "time")
+    assert quixo().time_out(0) == Outcome(1, Reason.TIME)
 
 
 # --------------------------------------------------------------------- positions
@@ -411,7 +411,7 @@ def test_set_position_validates_and_judges_lines() -> None:
         g.set_position({"board": EMPTY5, "to_move": 2})
     # A line already on the board: the player before to_move made it.
     g.set_position({"board": ["X X X X X", *EMPTY5[1:]], "to_move": 0})
-    assert g.outcome() == Outcome(1, "line")
+    assert g.outcome() == Outcome(1, Reason.LINE)
     g.set_position({"board": ["X X X X X", "O O O O O", *EMPTY5[2:]], "to_move": 0})
     assert g.outcome() == Outcome(0, Reason.OPPONENT_LINE)
 
