@@ -465,6 +465,17 @@ class Game(ABC, Generic[M]):
         """The cells of the line that won (for the gold LEDs); () when none or no line."""
         return ()
 
+    def expectation(self) -> str:
+        """What the rules ask of the player to move beyond an ordinary turn, as a sentence
+        for the status ('White formed a mill: remove a black man'); '' when nothing special."""
+        return ""
+
+    def resignation(self, player: int) -> Outcome:
+        """The outcome when ``player`` resigns: every other side wins (a team game names
+        the other team; with three or four players each of the others wins)."""
+        winners = tuple(p for p in range(self.num_players) if p != player)
+        return Outcome(winners[0], Reason.RESIGNATION, winners)
+
     def private_text(self, player: int) -> str:
         """What only ``player`` may see (a hand of cards); '' for open games."""
         return ""

@@ -898,6 +898,25 @@ class Draughts(Game[DraughtsMove]):
         return _parse(text, numbered=self.options["variant"] == "english")
 
     # ------------------------------------------------------------------ explanations
+    def expectation(self) -> str:
+        """A chain under way ('White's capture chain must go on from e5'), a forced capture,
+        a huff that may be taken; '' otherwise."""
+        if self._result is not None:
+            return ""
+        name = self.player_names[self._turn]
+        jumps = [str(m) for m in self._moves() if m.kind == JUMP]
+        if self._chain >= 0:
+            at = CELLS[self._chain]
+            if self._compulsory:
+                return f"{name}'s capture chain must go on from {at} ({', '.join(jumps)})"
+            return f"{name}'s capture chain may go on from {at} ({', '.join(jumps)}) or stop"
+        if jumps and (self._compulsory or self._must):
+            return f"{name} must capture: {', '.join(jumps)}"
+        if self._huff:
+            targets = ", ".join(CELLS[s] for s in self._huff)
+            return f"{name} to move; may first huff {targets} (a capture was missed)"
+        return ""
+
     def _explain(self, move: DraughtsMove) -> str:
         board = self._board
         me = self._turn
