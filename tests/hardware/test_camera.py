@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import numpy as np
 import pytest
 
 from tavola.games import Game, new_game
+from tavola.hardware import camera as camera_module
 from tavola.hardware import load_sensor
 from tavola.hardware.base import SensorBackend, SensorFault, Snapshot
 from tavola.hardware.camera import CameraSensor
@@ -139,6 +141,39 @@ def test_a_camera_that_cannot_be_opened_is_a_fault(tmp_path: Path) -> None:
 
     event = asyncio.run(first())
     assert isinstance(event, SensorFault) and "camera source" in event.message
+
+
+def test_a_camera_that_keeps_failing_is_retried_with_growing_pauses(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    now = [0.0]
+    sensor = CameraSensor(Layout.for_game("quixo"), game="quixo",
+                          source=str(tmp_path / "nothing-here"), fps=0, clock=lambda: now[0])
+    pauses: list[float] = []
+
+    async def fake_sleep(seconds: float) -> None:
+        pauses.append(seconds)
+        now[0] += seconds  # time passes while the daemon waits
+        if len(pauses) >= 6:
+            sensor.close()
+
+    monkeypatch.setattr(camera_module.asyncio, "sleep", fake_sleep)
+    with caplog.at_level(logging.WARNING, logger="tavola.camera"):
+        events = drain(sensor)
+    assert [type(e) for e in events] == [SensorFault]  # the fault is reported once
+    assert pauses == [1.0, 2.0, 4.0, 8.0, 16.0, 30.0]  # never a busy loop
+    tries = [r.getMessage() for r in caplog.records]
+    assert len(tries) == 6 and tries[-1].endswith("trying again in 30 s")
+
+
+def test_a_board_where_nothing_moves_is_read_in_full_only_now_and_then() -> None:
+    cells = {c: "" for c in Layout.for_game("morris").cells} | {"d2": "W"}
+    still = frame("morris", cells)
+    moved = frame("morris", cells | {"a7": "B"})
+    frames = Frames([still] * 20 + [moved] * 5)
+    sensor = sensor_for("morris", frames, agree=3)
+    events = drain(sensor)
+    assert [dict(e.cells) for e in events] == [cells, cells | {"a7": "B"}]
+    assert sensor.frames == 25 and sensor.analysed == 2  # the first frame and the change
 
 
 # --------------------------------------------------------------------------- whole games
