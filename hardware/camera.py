@@ -181,19 +181,18 @@ class CameraSensor(Closing):
             self.analysed += 1
             try:
                 self._last = self.recogniser.read(image)
-            except MarkersNotFoundError as exc:
-                self._last = exc
+            except MarkersNotFoundError as lost:
+                self._last = lost
         # else: nothing moved since the last full reading, which stands for this frame too
         reading = self._last
         if isinstance(reading, MarkersNotFoundError):
-            exc = reading
             self._recent.clear()
             if self._lost_since is None:
                 self._lost_since = now
             lost_for = now - self._lost_since
             if not self._board_fault and lost_for >= self.lost_after:
                 self._board_fault = True
-                return SensorFault(_lost_message(exc, lost_for), now)
+                return SensorFault(_lost_message(reading, lost_for), now)
             return None
         self._lost_since = None
         if self._board_fault:
