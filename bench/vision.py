@@ -57,7 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2
 import numpy as np
 
-from tavola.vision.classify import Recogniser
+from tavola.vision.classify import Recogniser, as_seen
 from tavola.vision.detect import MarkersNotFoundError
 from tavola.vision.render import GAMES, random_conditions, random_position, render
 from tavola.vision.source import FrameList, read_image
@@ -127,14 +127,15 @@ def run(game: str, frames: int, *, hard: bool, hands: bool, seed: int) -> Tally:
             tally.cells += len(frame.cells)
             tally.wrong += len(frame.cells)
             continue
-        read = aligned(frame.cells, reading.cells) if game == "quinque" else dict(reading.cells)
+        truth = as_seen(game, frame.cells)
+        read = aligned(truth, reading.cells) if game == "quinque" else dict(reading.cells)
         if game == "quinque":  # names moved with the cells: carry the doubts along
             doubt = {n for n, c in zip(read, reading.cells, strict=True)
                      if c in reading.uncertain}
         else:
             doubt = set(reading.uncertain)
-        keys = set(frame.cells) | set(read)
-        wrong = {c for c in keys if frame.cells.get(c) != read.get(c)}
+        keys = set(truth) | set(read)
+        wrong = {c for c in keys if truth.get(c) != read.get(c)}
         tally.cells += len(keys)
         tally.wrong += len(wrong)
         tally.flagged += len(wrong & doubt)
@@ -182,11 +183,6 @@ class SetTally:
     hand_misread: int = 0
     ms: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-
-
-def rankless(cells: Mapping[str, str]) -> dict[str, str]:
-    """Draughts compared by colour: a king's rank is the game's to know (docs/vision.md)."""
-    return {c: v[:1] if v in ("WK", "BK") else v for c, v in cells.items()}
 
 
 def score_set(directory: Path, games: list[str]) -> dict[str, SetTally]:
@@ -254,8 +250,7 @@ def _compare(game: str, truth: Mapping[str, str], reading: Any) -> tuple[set[str
         doubt = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
     else:
         read, doubt = dict(reading.cells), set(reading.uncertain)
-    if game == "draughts":
-        truth, read = rankless(truth), rankless(read)
+    truth = as_seen(game, truth)
     keys = set(truth) | set(read)
     return {c for c in keys if truth.get(c, "") != read.get(c, "")}, doubt, len(keys)
 

@@ -37,7 +37,7 @@ from .tiles import QuinqueReader
 if TYPE_CHECKING:
     from .calibrate import Calibration
 
-__all__ = ["CONFIDENT", "READERS", "TOKENS", "Reading", "Recogniser"]
+__all__ = ["CONFIDENT", "READERS", "TOKENS", "Reading", "Recogniser", "as_seen"]
 
 CONFIDENT = 0.5  # a cell read with less confidence goes into Snapshot.uncertain
 FOV = 62.0  # degrees: the Raspberry Pi camera module v2's horizontal field of view
@@ -54,13 +54,24 @@ RIM_ADOPT = 45  # frames a still change of the rim must last to become the refer
 
 TOKENS: dict[str, frozenset[str]] = {  # what each game's cells may read ("" empty)
     "morris": frozenset({"", "W", "B"}),
-    "draughts": frozenset({"", "W", "B", "WK", "BK"}),
+    "draughts": frozenset({"", "W", "B"}),  # a king reads as its colour: the game knows
     "quixo": frozenset({".", "O", "X"} | {m + d for m in "OX" for d in "nesw"}),
     "tessere": frozenset({"", "R", "Y", "G", "B", "RY", "RG", "RB", "YG", "YB", "GB", "RYGB",
                           "K"}),
     "sequence-kids": frozenset({"", "R", "Y", "B", "G"}),
     "quinque": frozenset({".", "R", "O"}),
 }
+
+
+
+def as_seen(game: str, cells: Mapping[str, str]) -> dict[str, str]:
+    """What the camera reads for a true position: the same, but a draughts king (``WK``,
+    ``BK``) reads as its colour; its rank is the game's to know (RULES.md: a king is
+    tracked by the engine)."""
+    if game != "draughts":
+        return dict(cells)
+    return {c: v[:1] if v in ("WK", "BK") else v for c, v in cells.items()}
+
 
 READERS: dict[str, type[Reader]] = {
     r.game: r

@@ -63,7 +63,7 @@ CELL_M = {
     "quixo": 0.036,
     "tessere": 0.038,
     "sequence-kids": 0.036,
-    "quinque": 0.019,
+    "quinque": 0.028,
 }
 BOARD_THICK = 0.015
 Json = dict[str, Any]

@@ -24,6 +24,7 @@ from tavola.hardware import load_sensor
 from tavola.hardware.base import SensorBackend, SensorFault, Snapshot
 from tavola.hardware.camera import CameraSensor
 from tavola.hardware.layout import Layout
+from tavola.inference import Accepted, Inference, Pending
 from tavola.session import Effects, Session
 from tavola.vision.render import Conditions, render
 from tavola.vision.source import FrameList
@@ -258,3 +259,26 @@ def test_the_uncertain_cells_reach_the_snapshot() -> None:
     recogniser.tracker.reset()
     (snapshot,) = drain(sensor)
     assert "c3" in snapshot.uncertain
+
+
+def test_kings_read_as_their_colour_never_make_a_mismatch() -> None:
+    # The camera reads a king as its colour (a double stack has no crown); the game knows
+    # its rank. Inference must take such readings for what they are (RULES.md tokens).
+    game = new_game("draughts")
+    game.set_position({"board": {"c3": "WK", "g7": "W", "f6": "B", "h8": "B"}, "turn": 0})
+    inference = Inference("identity", settle=0.0, grace=1.0)
+
+    def seen(cells: dict[str, str]) -> dict[str, str]:
+        return {c: v[:1] for c, v in cells.items()}
+
+    still = inference.update(game, seen(game.view("identity")), 0.0)
+    assert isinstance(still, Pending) and not still.changed
+    assert isinstance(inference.update(game, None, 5.0), Pending)  # never a mismatch
+    moved = seen(game.view("identity")) | {"c3": "", "a5": "W"}  # the king flies c3-a5
+    accepted = inference.update(game, moved, 6.0)
+    assert isinstance(accepted, Accepted) and [str(m) for m in accepted.moves] == ["c3-a5"]
+    game.apply(accepted.moves[0])
+    game.apply(game.parse_move("f6-e5"))
+    crowned = seen(game.view("identity")) | {"g7": "", "f8": "W"}  # a man reaches the far rank
+    promoted = inference.update(game, crowned, 7.0)
+    assert isinstance(promoted, Accepted) and [str(m) for m in promoted.moves] == ["g7-f8"]
