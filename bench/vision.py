@@ -185,8 +185,9 @@ class SetTally:
     errors: list[str] = field(default_factory=list)
 
 
-def score_set(directory: Path, games: list[str]) -> dict[str, SetTally]:
-    """Read every frame of ``directory`` with a fresh recogniser and compare with its truth."""
+def score_set(directory: Path, games: list[str], first: int | None = None) -> dict[str, SetTally]:
+    """Read every frame of ``directory`` (or each game's ``first`` ones) with a fresh
+    recogniser and compare with its truth."""
     tallies: dict[str, SetTally] = {}
     truths = sorted(directory.glob("*.json"))
     if not truths:
@@ -203,6 +204,8 @@ def score_set(directory: Path, games: list[str]) -> dict[str, SetTally]:
             continue
         image = read_image(image_path)
         t = tallies.setdefault(game, SetTally(game))
+        if first is not None and t.frames >= first:
+            continue
         t.frames += 1
         truth = dict(meta["cells"])
         recogniser = Recogniser(game, players=int(meta.get("players", 2)),

@@ -124,6 +124,7 @@ class CameraSensor(Closing):
         self._live = _is_live(source)
         self._gate = ChangeGate()
         self._last: Reading | MarkersNotFoundError | None = None  # of the last full read
+        self._clean_frame: Image | None = None  # the last frame read in full without a hand
         self._retry_in = 0.0  # the current backoff step (0: the camera works)
         self._retry_at = 0.0  # when to try to open the camera again
         self._closed = False
@@ -165,6 +166,13 @@ class CameraSensor(Closing):
         """Report the next agreed reading even if it equals the last one (a resync)."""
         self._reported = None
 
+    def refresh_calibration(self, position: Mapping[str, str]) -> bool:
+        """Recalibrate from the last clean frame, which shows ``position`` (the game's
+        identity view once a move was accepted): slow light changes are followed. Call it
+        from a worker thread now and then; False if the frame does not fit the position."""
+        frame = self._clean_frame
+        return frame is not None and self.recogniser.refresh(frame, position) is not None
+
     def close(self) -> None:
         """Stop reading and release the camera. Idempotent."""
         self._closed = True
@@ -181,6 +189,8 @@ class CameraSensor(Closing):
             self.analysed += 1
             try:
                 self._last = self.recogniser.read(image)
+                if not self._last.hand:
+                    self._clean_frame = image
             except MarkersNotFoundError as lost:
                 self._last = lost
         # else: nothing moved since the last full reading, which stands for this frame too

@@ -82,3 +82,22 @@ def test_bad_calibration_files_are_named(tmp_path: Path) -> None:
         Calibration.load(path)
     with pytest.raises(ValueError, match="the calibration is for quixo, not tessere"):
         Recogniser("tessere", calibration=Calibration("quixo"))
+
+
+def test_a_calibration_follows_the_light_from_an_accepted_position() -> None:
+    # Calibrated in daylight; at dusk the light is warm and dim and the set looks bluer to
+    # the camera: a reading from the accepted position brings the colours along.
+    known = {"a1": "R", "b1": "Y", "c1": "G", "d1": "B", "e1": "K", "c3": "RY"}
+    day = calibrate(render("tessere", known, Conditions(kelvin=6000.0, seed=1)).image,
+                    "tessere", known)
+    dusk = render("tessere", known, Conditions(kelvin=2900.0, brightness=0.7, seed=2))
+    image = dusk.image.astype(np.int16)
+    image[..., 0] += 30
+    bluer = np.clip(image, 0, 255).astype(np.uint8)
+    recogniser = Recogniser("tessere", calibration=day)
+    before = recogniser.reader.colours.to_dict()  # type: ignore[attr-defined]
+    assert recogniser.refresh(bluer, known) is not None
+    assert recogniser.reader.colours.to_dict() != before  # type: ignore[attr-defined]
+    assert dict(recogniser.read(bluer).cells) == {c: known.get(c, "") for c in recogniser.cells}
+    # A picture that is not the position changes nothing.
+    assert recogniser.refresh(bluer, {"a1": "K", "b1": "K", "c1": "K"}) is None
