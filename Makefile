@@ -36,8 +36,10 @@ run: $(RUN_STAMP)
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check controller hardware vision tests bench firmware
 
+# The package by its import name; the tests and benches (which import it) as files.
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy --strict -p tavola
+	$(BIN)/mypy --strict tests bench
 
 pytest: $(TEST_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -303,8 +303,8 @@ def idle_cost(game: str, seconds: float = 10.0, fps: float = 15.0) -> tuple[floa
         start = time.process_time()
         for k, data in enumerate(frames):
             image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-            if sensor is not None:
-                sensor.feed(image, k / fps)
+            if sensor is not None and image is not None:
+                sensor.feed(np.asarray(image, np.uint8), k / fps)
         return time.process_time() - start
 
     ratios = []

@@ -148,14 +148,14 @@ class Expectations:
 
         player = game.current_player
         for move in game.legal_moves():
-            game._push(move)
+            game.push(move)
             after = game.view(capability)
             if after != current or game.outcome() is not None:
                 add((move,), after)
             elif game.current_player != player:
                 # A silent action that ends the turn: the next player's actions follow it.
                 for nxt in game.legal_moves():
-                    game._push(nxt)
+                    game.push(nxt)
                     add((move, nxt), game.view(capability))
                     game.undo()
             game.undo()
@@ -180,12 +180,16 @@ def _distinct_outcomes(game: Game[Any], seqs: list[tuple[Any, ...]]) -> list[tup
     seen: dict[str, tuple[Any, ...]] = {}
     for seq in seqs:
         for move in seq:
-            game._push(move)
+            game.push(move)
         key = json.dumps(game.to_dict()["state"], sort_keys=True, default=str)
         for _ in seq:
             game.undo()
         seen.setdefault(key, seq)
     return list(seen.values())
+
+
+SETTLE_SECONDS = 0.3  # the default settle time ([inference] settle)
+GRACE_SECONDS = 3.0  # the default grace time before a mismatch ([inference] grace)
 
 
 class Inference:
@@ -195,8 +199,8 @@ class Inference:
         self,
         capability: Capability,
         *,
-        settle: float = 0.25,
-        grace: float = 1.5,
+        settle: float = SETTLE_SECONDS,
+        grace: float = GRACE_SECONDS,
         ignore: frozenset[str] = frozenset(),
     ) -> None:
         self.capability = capability

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tavola.games import Game, IllegalMoveError, Outcome
+from tavola.record import describe
 
 CLEAR = "\x1b[2J\x1b[H"
 
@@ -24,15 +25,6 @@ Type a move in the game's notation, or one of:
   save FILE     write the game to FILE (resume with: tavola play --load FILE)
   help          this text
   quit          leave (Ctrl-D too)"""
-
-
-def describe(game: Game[Any], outcome: Outcome) -> str:
-    """'White wins (no legal move)' / 'Draw (threefold repetition)'."""
-    if outcome.winner is None:
-        return f"Draw ({outcome.reason})"
-    names = " and ".join(game.player_names[w] for w in outcome.winners)
-    verb = "win" if len(outcome.winners) > 1 else "wins"
-    return f"{names} {verb} ({outcome.reason})"
 
 
 def play(
@@ -57,7 +49,7 @@ def play(
             shown_to = game.current_player
         write(str(game))
         if outcome is not None:
-            write(f"Game over: {describe(game, outcome)}. Type undo or quit.")
+            write(f"Game over: {describe(outcome, game.player_names)}. Type undo or quit.")
             prompt = "> "
         else:
             private = game.private_text(game.current_player) if hidden else ""

@@ -6,6 +6,15 @@ The daemon hands every sensor event, console command and periodic tick to a
 LED frame, then the status and log lines. Nothing here does I/O or reads a clock, so whole
 games run in tests instantly.
 
+The journal is the truth, so an input that yields journal entries is a proposal: the
+session's new state is staged until the daemon reports the entries written with
+:meth:`Session.commit`. If they cannot be written, :meth:`Session.rollback` puts the state
+back as it was before the input (game, clock, inference, flags), and
+:meth:`Session.cannot_record` shows every cell dim red with the reason in the status; the
+readings keep coming, and the first proposal that can be written ends that state
+(:meth:`Session.recording_again`). The board still shows the move, so it is accepted again
+then: an action counts once it is on disk, never before.
+
 Referee policies (``[game] policy``):
 
 - ``teaching``: lifted pieces light their legal targets (if ``hints``); an illegal move
@@ -18,15 +27,18 @@ Referee policies (``[game] policy``):
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from tavola import journal as J
 from tavola.clock import Clock, LowTime, TimeOut, timer_colours
-from tavola.feedback import Frame, LedMap, Scene, Strip, render
-from tavola.games import Capability, Game, Outcome
+from tavola.feedback import LedMap, Scene, Strip, render
+from tavola.games import Capability, Game, Outcome, Reason
+from tavola.hardware.base import Frame
 from tavola.inference import (
+    GRACE_SECONDS,
+    SETTLE_SECONDS,
     Accepted,
     Ambiguous,
     Inference,
@@ -36,7 +48,17 @@ from tavola.inference import (
     Takeback,
     change_between,
 )
-from tavola.play import describe
+from tavola.record import (
+    ActionEntry,
+    ClockEntry,
+    Entry,
+    IllegalEntry,
+    ResultEntry,
+    TimeoutEntry,
+    UndoEntry,
+    checkpoint_due,
+    describe,
+)
 
 Policy = Literal["teaching", "arbiter"]
 POLICIES: tuple[str, ...] = ("teaching", "arbiter")
@@ -50,7 +72,7 @@ class StartupError(ValueError):
 class Effects:
     """What the daemon must do, in this order."""
 
-    journal: tuple[dict[str, Any], ...] = ()  # append and fsync before the frame
+    journal: tuple[Entry, ...] = ()  # append and fsync before the frame, then commit
     frame: Frame | None = None  # None: the LEDs stay as they are
     status: str | None = None  # one line: sd_notify STATUS, the terminal
     log: tuple[str, ...] = ()  # human-readable events
@@ -64,6 +86,21 @@ class Effects:
             self.log + other.log,
             other.finished or self.finished,
         )
+
+
+@dataclass
+class _Staged:
+    """The session as it was before the input in hand, to put back if its entries cannot
+    be written. The game is copied only when the input changes it."""
+
+    clock: Clock | None
+    result: Result
+    last_move: frozenset[str]
+    flags: list[int]
+    mismatch_recorded: bool
+    last_clock_write: float | None
+    last_frame: Frame | None
+    game: Game[Any] | None = None
 
 
 def check_startup(
@@ -99,8 +136,8 @@ class Session:
         cells: Iterable[str] = (),
         policy: Policy = "teaching",
         hints: bool = True,
-        settle: float = 0.25,
-        grace: float = 1.5,
+        settle: float = SETTLE_SECONDS,
+        grace: float = GRACE_SECONDS,
         clock: Clock | None = None,
         last_clock_write: float | None = None,
     ) -> None:
@@ -124,6 +161,8 @@ class Session:
         self._last_frame: Frame | None = None
         self._last_clock_write = last_clock_write
         self._sensed: dict[str, str] | None = None
+        self.unrecorded: str | None = None  # why the journal cannot be written, if it cannot
+        self._staged: _Staged | None = None
 
     # ----------------------------------------------------------------- inputs
     def start(self, now: float, wall: float) -> Effects:
@@ -140,6 +179,7 @@ class Session:
         uncertain: frozenset[str] = frozenset(),
     ) -> Effects:
         """A new settled reading of the board."""
+        self._stage()
         fx = Effects()
         if self.disconnected is not None:
             self.disconnected = None
@@ -150,12 +190,14 @@ class Session:
 
     def on_fault(self, message: str, now: float) -> Effects:
         """The sensor lost the board: show it, keep the game, wait for the next snapshot."""
+        self._stage()
         self.disconnected = message
         return self._show(now, force=True) + Effects(
             status=self.status(), log=(f"Board disconnected: {message}",))
 
     def tick(self, now: float, wall: float) -> Effects:
         """Time passes: settle and grace timers, the clock, blinking LEDs."""
+        self._stage()
         fx = Effects()
         if self._sensed is not None and self.disconnected is None:
             before = self.result
@@ -165,15 +207,16 @@ class Session:
         if self.clock is not None and self.game.outcome() is None:
             fx += self._clock_events(self.clock.tick(now), now, wall)
         if self.clock is not None and self.game.outcome() is None and (
-            self._last_clock_write is None or J.checkpoint_due(self._last_clock_write, now)
+            self._last_clock_write is None or checkpoint_due(self._last_clock_write, now)
         ):
             self._last_clock_write = now
-            fx += Effects(journal=(J.clock_entry(self.clock.to_dict(now), wall=wall, now=now),))
+            fx += Effects(journal=(ClockEntry(self.clock.to_dict(now), wall, now),))
         return fx + self._show(now)
 
     def command(self, text: str, now: float, wall: float) -> Effects:
         """A line from the console: a move (to resolve an ambiguity, or an action the
         board cannot show), ``undo``, ``resign``, ``draw``."""
+        self._stage()
         text = text.strip()
         game = self.game
         if game.outcome() is not None:
@@ -185,8 +228,9 @@ class Session:
             return self._takeback(1, now, wall, sensed=False)
         if text in ("resign", "draw"):
             player = game.current_player
-            outcome = (Outcome(None, "agreement") if text == "draw" else
-                       Outcome(None if game.num_players != 2 else 1 - player, "resignation"))
+            outcome = (Outcome(None, Reason.AGREEMENT) if text == "draw" else
+                       Outcome(None if game.num_players != 2 else 1 - player, Reason.RESIGNATION))
+            self._touch_game()
             game.adjudicate(outcome)
             return self._finish(outcome, now, wall)
         try:
@@ -199,6 +243,54 @@ class Session:
         if self._sensed is not None:  # does the board already show it?
             fx += self._handle(self.inference.update(game, None, now), now, wall)
         return fx
+
+    # ----------------------------------------------------------------- recording
+    def commit(self) -> None:
+        """The daemon wrote the last input's journal entries: its new state stands."""
+        self._staged = None
+
+    def rollback(self) -> None:
+        """The last input's journal entries could not be written: put the session back as
+        it was before that input. The reading stays; it is judged again next time."""
+        staged, self._staged = self._staged, None
+        if staged is None:
+            return
+        if staged.game is not None:
+            self.game = staged.game
+        self.clock = staged.clock
+        self.result = staged.result
+        self.last_move = staged.last_move
+        self.flags = staged.flags
+        self._mismatch_recorded = staged.mismatch_recorded
+        self._last_clock_write = staged.last_clock_write
+        self._last_frame = staged.last_frame
+        self.inference.reset()
+
+    def cannot_record(self, problem: str, now: float) -> Effects:
+        """Writing the journal failed with ``problem``: show it until it works again."""
+        first = self.unrecorded is None
+        self.unrecorded = problem
+        log = (f"Cannot record the game: {problem}. Moves wait until the journal can be "
+               f"written; retrying.",) if first else ()
+        return self._show(now, force=first) + Effects(status=self.status(), log=log)
+
+    def recording_again(self, now: float) -> Effects:
+        """The journal could be written again after :meth:`cannot_record`."""
+        if self.unrecorded is None:
+            return Effects()
+        self.unrecorded = None
+        return self._show(now, force=True) + Effects(
+            status=self.status(), log=("The journal can be written again; play on.",))
+
+    def _stage(self) -> None:
+        self._staged = _Staged(
+            copy.deepcopy(self.clock), self.result, self.last_move, list(self.flags),
+            self._mismatch_recorded, self._last_clock_write, self._last_frame)
+
+    def _touch_game(self) -> None:
+        """The game is about to change: keep a copy to put back (once per input)."""
+        if self._staged is not None and self._staged.game is None:
+            self._staged.game = self.game.copy()
 
     def prepare(self) -> None:
         """Precompute the expectations of the position in play (call when idle)."""
@@ -230,9 +322,10 @@ class Session:
         self, moves: tuple[Any, ...], cells: frozenset[str], now: float, wall: float
     ) -> Effects:
         game = self.game
-        entries: list[dict[str, Any]] = []
+        entries: list[Entry] = []
         logs: list[str] = []
         before = game.view(self.capability)
+        self._touch_game()
         for move in moves:
             player = game.current_player
             game.apply(move)
@@ -245,8 +338,8 @@ class Session:
                     self._clock_switch(now)
                 clock_state = self.clock.to_dict(now)
                 self._last_clock_write = now
-            entries.append(J.action_entry(move, player=player, ply=len(game.history),
-                                          wall=wall, now=now, clock=clock_state))
+            entries.append(ActionEntry(str(move), player, len(game.history), wall, now,
+                                       clock_state))
             logs.append(f"{game.player_names[player]}: {move}")
         self.last_move = cells or frozenset(
             c for c, _ in change_between(before, game.view(self.capability)))
@@ -264,8 +357,9 @@ class Session:
 
     def _takeback(self, plies: int, now: float, wall: float, *, sensed: bool) -> Effects:
         game = self.game
-        entries: list[dict[str, Any]] = []
+        entries: list[Entry] = []
         logs: list[str] = []
+        self._touch_game()
         for _ in range(plies):
             if not game.history:
                 break
@@ -276,8 +370,8 @@ class Session:
                     self.clock.switch(game.current_player, now, completed=False)
                 else:
                     self.clock.resume(now)
-            entries.append(J.undo_entry(move, player=game.current_player, wall=wall, now=now,
-                                        clock=self.clock.to_dict(now) if self.clock else None))
+            entries.append(UndoEntry(str(move), game.current_player, wall, now,
+                                     self.clock.to_dict(now) if self.clock else None))
             logs.append(f"Took back {move}.")
         if self.policy == "arbiter" and sensed and entries:
             self.flags[game.current_player] += 1
@@ -298,8 +392,7 @@ class Session:
             if self.policy == "arbiter":
                 self.flags[player] += 1
             fx += Effects(
-                journal=(J.illegal_entry(sensed=sensed, reason=reason, player=player,
-                                         wall=wall, now=result.since),),
+                journal=(IllegalEntry(sensed, reason, player, wall, result.since),),
                 log=(f"Illegal position: {reason}",))
         return fx + self._show(now) + Effects(status=self.status())
 
@@ -321,14 +414,14 @@ class Session:
                 fx += Effects(log=(f"{name}: {event.seconds_left:.0f} s left ({event.kind}).",))
             elif isinstance(event, TimeOut):
                 before = len(game.history)
+                self._touch_game()
                 outcome = game.time_out(event.player)
                 played = game.history[before:]
                 assert self.clock is not None
                 if played and game.outcome() is None:
                     self._clock_switch(now)
-                entry = J.timeout_entry(event.player, event.kind, wall=wall, now=now,
-                                        outcome=outcome, played=played,
-                                        clock=self.clock.to_dict(now))
+                entry = TimeoutEntry(event.player, event.kind, wall, now, outcome,
+                                     tuple(str(m) for m in played), self.clock.to_dict(now))
                 what = "loses on time" if outcome else (
                     "loses the turn" if played else "is out of time (warning)")
                 fx += Effects(journal=(entry,), log=(f"{name} {what}.",))
@@ -342,8 +435,9 @@ class Session:
                 adjudicated: bool = True) -> Effects:
         if self.clock is not None:
             self.clock.pause(now)
-        entry = J.result_entry(outcome, self.game.num_players, wall=wall, now=now)
-        return Effects(journal=(entry,), log=(f"Game over: {describe(self.game, outcome)}.",),
+        entry = ResultEntry.of(outcome, self.game.num_players, wall=wall, now=now)
+        said = describe(outcome, self.game.player_names)
+        return Effects(journal=(entry,), log=(f"Game over: {said}.",),
                        finished=outcome) + self._show(now, force=True) + Effects(
                            status=self.status())
 
@@ -352,6 +446,8 @@ class Session:
         """What the LEDs should show now: the last move and the timer, plus the state of
         the reading in play (lifted pieces, candidates, errors), or the winning line."""
         game, result = self.game, self.result
+        if self.unrecorded is not None:
+            return Scene(unrecorded=True)
         base = Scene(last_move=self.last_move, disconnected=self.disconnected is not None)
         if game.outcome() is not None:
             return replace(base, winning=frozenset(game.winning_cells()))
@@ -385,11 +481,14 @@ class Session:
     def status(self) -> str:
         """One line for systemd's STATUS and the terminal."""
         game = self.game
+        if self.unrecorded is not None:
+            return (f"cannot record the game ({self.unrecorded}): moves wait until the "
+                    f"journal can be written again")
         if self.disconnected is not None:
             return f"board disconnected: {self.disconnected}"
         outcome = game.outcome()
         if outcome is not None:
-            text = f"{game.name}: game over, {describe(game, outcome)}"
+            text = f"{game.name}: game over, {describe(outcome, game.player_names)}"
         else:
             text = f"{game.name}: {game.player_names[game.current_player]} to move"
             if isinstance(self.result, Mismatch):

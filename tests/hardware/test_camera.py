@@ -19,12 +19,12 @@ import numpy as np
 import pytest
 
 from tavola.games import Game, new_game
-from tavola.hardware import camera as camera_module
 from tavola.hardware import load_sensor
 from tavola.hardware.base import SensorBackend, SensorFault, Snapshot
 from tavola.hardware.camera import CameraSensor
 from tavola.hardware.layout import Layout
 from tavola.inference import Accepted, Inference, Pending
+from tavola.record import ActionEntry, ResultEntry
 from tavola.session import Effects, Session
 from tavola.vision.render import Conditions, render
 from tavola.vision.source import FrameList
@@ -70,7 +70,7 @@ def sensor_for(game: str, frames: Frames, **options: Any) -> CameraSensor:
 
 def test_the_backend_is_registered_and_reads_identity() -> None:
     cls = load_sensor("camera")
-    assert cls is CameraSensor
+    assert cls.cls is CameraSensor
     sensor = cls(Layout.for_game("tessere"), game="tessere", source=FrameList([]))
     assert isinstance(sensor, SensorBackend)
     assert sensor.capability == "identity" and sensor.cells == Layout.for_game("tessere").cells
@@ -157,7 +157,7 @@ def test_a_camera_that_keeps_failing_is_retried_with_growing_pauses(
         if len(pauses) >= 6:
             sensor.close()
 
-    monkeypatch.setattr(camera_module.asyncio, "sleep", fake_sleep)
+    monkeypatch.setattr(asyncio, "sleep", fake_sleep)
     with caplog.at_level(logging.WARNING, logger="tavola.camera"):
         events = drain(sensor)
     assert [type(e) for e in events] == [SensorFault]  # the fault is reported once
@@ -220,7 +220,7 @@ def test_a_game_played_through_the_camera(stem: str, count: int) -> None:
     moves = moves[:count]
     game = new_game(header["game"], **json.loads(header.get("params", "{}")))
     session, effects = play_through_the_camera(game, moves)
-    played = [e["move"] for fx in effects for e in fx.journal if e["type"] == "action"]
+    played = [e.move for fx in effects for e in fx.journal if isinstance(e, ActionEntry)]
     assert played == moves
     assert [str(m) for m in session.game.history] == moves
     logs = [line for fx in effects for line in fx.log]
@@ -230,7 +230,7 @@ def test_a_game_played_through_the_camera(stem: str, count: int) -> None:
     if stem.startswith("quixo"):
         outcome = session.game.outcome()
         assert outcome is not None and outcome.winner == 0
-        assert [e for fx in effects for e in fx.journal if e["type"] == "result"]
+        assert [e for fx in effects for e in fx.journal if isinstance(e, ResultEntry)]
 
 
 def test_quinque_tiles_are_named_in_the_games_coordinates() -> None:
