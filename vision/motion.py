@@ -2,8 +2,8 @@
 
 A full reading of a frame (markers, white balance, warps, every cell) costs tens of
 milliseconds; most frames of an evening show a board where nothing moves. :class:`ChangeGate`
-keeps a small grey copy of the last frame that was read in full (``SMALL`` pixels wide,
-area-averaged, so sensor noise averages out) and compares each new frame's copy with it:
+keeps a small grey copy of the last frame that was read in full (about ``SMALL`` pixels
+wide, each pixel the mean of an 8x8 block, so sensor noise averages out) and compares each new frame's copy with it:
 if no block of the picture changed by more than ``threshold`` grey levels, the frame says
 nothing new and the last reading stands. A piece put down, a hand coming in, the camera
 bumped or the light switched change many blocks by far more. Slow drifts (dusk) add up
@@ -26,13 +26,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-SMALL = 96  # pixels across the small copy: a 1280-wide frame in blocks of about 13 px
+SMALL = 160  # about this many pixels across the small copy: a 1280-wide frame in 8x8 blocks
 
 
 class ChangeGate:
     """Says which frames need a full reading (see the module docstring)."""
 
-    def __init__(self, threshold: float = 6.0, refresh: int = 75) -> None:
+    def __init__(self, threshold: float = 6.0, refresh: int = 300) -> None:
         self.threshold = threshold
         self.refresh = refresh
         self._kept: npt.NDArray[np.float32] | None = None
@@ -42,8 +42,11 @@ class ChangeGate:
         """Whether ``image`` differs from the last frame for which this returned True
         (that frame is then kept as the new reference)."""
         h, w = image.shape[:2]
-        size = (SMALL, max(1, round(SMALL * h / w)))
+        f = max(1, round(w / SMALL))
+        # A whole number of f x f blocks: OpenCV's fast path for an integer shrink.
         grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        grey = grey[: h - h % f, : w - w % f]
+        size = (grey.shape[1] // f, grey.shape[0] // f)
         small = cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.float32)
         self._since += 1
         if (
