@@ -220,7 +220,7 @@ def score_set(directory: Path, games: list[str], first: int | None = None) -> di
             t.hand_frames += 1
             if reading is None or reading.hand:
                 t.hand_skipped += 1
-            elif _compare(game, truth, reading)[0]:
+            elif _compare(game, truth, reading)[0]:  # reported as a position that is not it
                 t.hand_misread += 1
                 t.errors.append(f"{path.stem}: hand not seen, position misread")
             continue
@@ -232,7 +232,7 @@ def score_set(directory: Path, games: list[str], first: int | None = None) -> di
             t.wrong += len(truth)
             t.errors.append(f"{path.stem}: board not found")
             continue
-        wrong, doubt, keys = _compare(game, truth, reading)
+        wrong, doubt, keys, read = _compare(game, truth, reading)
         t.cells += keys
         t.wrong += len(wrong)
         t.flagged += len(wrong & doubt)
@@ -240,14 +240,16 @@ def score_set(directory: Path, games: list[str], first: int | None = None) -> di
         if reading.hand:
             t.errors.append(f"{path.stem}: a hand seen where there is none")
         if wrong:
-            detail = ", ".join(f"{c} {truth.get(c, '')!r}->{reading.cells.get(c, '')!r}"
+            detail = ", ".join(f"{c} {truth.get(c, '')!r}->{read.get(c, '')!r}"
                                for c in sorted(wrong)[:6])
             t.errors.append(f"{path.stem}: {detail}")
     return tallies
 
 
-def _compare(game: str, truth: Mapping[str, str], reading: Any) -> tuple[set[str], set[str], int]:
-    """(wrong cells, doubted cells, cells compared) of one reading against the truth."""
+def _compare(game: str, truth: Mapping[str, str],
+             reading: Any) -> tuple[set[str], set[str], int, dict[str, str]]:
+    """(wrong cells, doubted cells, cells compared, the reading compared) of one reading
+    against the truth (Quinque's moved by the best whole-tile translation)."""
     if game == "quinque":
         read = aligned(truth, reading.cells)
         doubt = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
@@ -255,7 +257,7 @@ def _compare(game: str, truth: Mapping[str, str], reading: Any) -> tuple[set[str
         read, doubt = dict(reading.cells), set(reading.uncertain)
     truth = as_seen(game, truth)
     keys = set(truth) | set(read)
-    return {c for c in keys if truth.get(c, "") != read.get(c, "")}, doubt, len(keys)
+    return {c for c in keys if truth.get(c, "") != read.get(c, "")}, doubt, len(keys), read
 
 
 def print_set(directory: Path, games: list[str], verbose: bool) -> None:
