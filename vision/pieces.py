@@ -406,7 +406,8 @@ class QuixoReader(Reader):
         "X": (1.0, 0.35),
     }
     SPREAD: ClassVar[tuple[float, float]] = (0.16, 0.16)
-    DARK = 22.0  # L below the face's own corners that counts as a mark
+    DARK = 22.0  # L below the face's own light majority that counts as a mark
+    GLARE_FACE = 92.0  # a face this light is in a glare
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -434,7 +435,10 @@ class QuixoReader(Reader):
         # The face's own lightness: the light majority of the top (a mark covers less than
         # a third of it); not its corners, which shade and bevels darken.
         face = np.percentile(blocks[:, self._face, 0], 70, axis=1)
-        dark: Bool = blocks[..., 0] < face[:, None, None] - self.DARK
+        # Under a lamp's reflection the whole face is near white and its marks shrink to a
+        # faint grey: there a smaller step counts.
+        step = np.where(face > self.GLARE_FACE, self.DARK * 0.45, self.DARK)
+        dark: Bool = blocks[..., 0] < (face - step)[:, None, None]
         return dark
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
