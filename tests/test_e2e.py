@@ -21,7 +21,7 @@ from tavola.games import Game, new_game
 from tavola.hardware.layout import Layout
 from tavola.hardware.sim import SimLeds, SimSensor
 from tavola.journal import Journal
-from tavola.record import ActionEntry, Entry, ResultEntry, StartEntry, replay
+from tavola.record import ActionEntry, Entry, IllegalEntry, ResultEntry, StartEntry, replay
 from tavola.session import Session
 from tests.games.test_transcripts import TRANSCRIPTS, parse
 
@@ -203,7 +203,8 @@ def test_a_mismatch_blinks_red_is_journaled_and_recovers(tmp_path: Path) -> None
     frames_red = [f for f in board.leds.frames
                   if f.frame[board.layout.led_of("a1")] == RED]
     assert frames_red, "the two cells blinked red"
-    assert board.entries[-1].sensed == {"a1": "#", "g7": "#"}
+    illegal = board.entries[-1]
+    assert isinstance(illegal, IllegalEntry) and illegal.sensed == {"a1": "#", "g7": "#"}
     board.act("lift g7")
     assert board.played() == ["d2", "a1"] and not lit(board.leds, RED)
 

@@ -58,7 +58,7 @@ Tokens (``view()``): ``R`` ``Y`` ``B`` ``G`` for chips; empty spaces and the fre
 corners report ``""``. The game needs occupancy sensing only.
 
 >>> g = SequenceKids(cards="declared")
->>> g.apply(g.parse_move("fox@b7"))
+>>> g.apply("fox@b7")
 >>> g.view()["b7"], g.current_player
 ('R', 1)
 """
@@ -74,7 +74,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, ClassVar
 
-from .base import Game, Outcome, Param, iter_cells
+from .base import Game, Outcome, Param, Reason, iter_cells
 
 FILES, RANKS = 6, 7
 CELLS: tuple[str, ...] = tuple(iter_cells(FILES, RANKS))  # index = rank * 6 + file
@@ -342,6 +342,11 @@ class SequenceKids(Game[SequenceMove]):
     )
 
     # ------------------------------------------------------------------ setup
+    def resignation(self, player: int) -> Outcome:
+        """Every player of another colour wins: the other team, or each other player."""
+        winners = tuple(q for q, c in enumerate(self._colour) if c != self._colour[player])
+        return Outcome(winners[0], Reason.RESIGNATION, winners)
+
     def _setup(self) -> None:
         o = self.options
         n: int = o["players"]
@@ -482,7 +487,7 @@ class SequenceKids(Game[SequenceMove]):
             self._passes = 0
             if self._wins(i, colour):
                 team = tuple(q for q, c in enumerate(self._colour) if c == colour)
-                self._result = Outcome(p, "sequence", team)
+                self._result = Outcome(p, Reason.SEQUENCE, team)
                 return
             self._draw(p)
             self._end_turn()
@@ -504,7 +509,7 @@ class SequenceKids(Game[SequenceMove]):
         else:
             self._passes += 1
             if self._passes >= self.num_players:
-                self._result = Outcome(None, "blocked")
+                self._result = Outcome(None, Reason.BLOCKED)
             self._end_turn()
 
     def winning_cells(self) -> tuple[str, ...]:
@@ -558,7 +563,7 @@ class SequenceKids(Game[SequenceMove]):
         self._deck = pile
         stall: int = self.options["stall_cycles"]
         if stall and self._quiet >= stall and self._result is None:
-            self._result = Outcome(None, "stalled")
+            self._result = Outcome(None, Reason.STALLED)
 
     def _end_turn(self) -> None:
         self._to_move = (self._to_move + 1) % self.num_players

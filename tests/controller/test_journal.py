@@ -15,7 +15,7 @@ import pytest
 
 from tavola.clock import Clock, ClockSpec
 from tavola.export import export_text
-from tavola.games import GAMES, Game, Outcome, new_game
+from tavola.games import GAMES, Game, Outcome, Reason, new_game
 from tavola.games.tessere import Tessere
 from tavola.journal import Journal, JournalError, encode
 from tavola.record import (
@@ -481,10 +481,10 @@ def test_export_wraps_long_games_without_splitting_moves() -> None:
 
 # --------------------------------------------------------------------- small pieces
 def test_score_and_checkpoints() -> None:
-    assert score(Outcome(0, "line"), 2) == "1-0"
-    assert score(Outcome(1, "time"), 2) == "0-1"
-    assert score(Outcome(None, "repetition"), 2) == "1/2-1/2"
-    assert score(Outcome(1, "line", (1, 3)), 4) == "0-1-0-1"
+    assert score(Outcome(0, Reason.LINE), 2) == "1-0"
+    assert score(Outcome(1, Reason.TIME), 2) == "0-1"
+    assert score(Outcome(None, Reason.THREEFOLD_REPETITION), 2) == "1/2-1/2"
+    assert score(Outcome(1, Reason.LINE, (1, 3)), 4) == "0-1-0-1"
     assert score(None, 2) == "*"
     assert checkpoint_due(None, 0.0)
     assert not checkpoint_due(10.0, 14.9)
