@@ -253,3 +253,22 @@ def test_a_dead_sensor_stops_the_watchdog_and_the_daemon_exits_non_zero(
         pass
     assert got[-1] == b"STOPPING=1"  # no watchdog ping after the sensing died
     assert Journal(tmp_path).in_progress()  # the game is kept for the restart
+
+
+def test_a_dead_tick_stops_the_daemon_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = load_config(None, {}, {"journal.directory": str(tmp_path), "leds": "none"})
+    daemon = Daemon(config, env={})
+
+    def broken(force: bool = False) -> None:
+        if daemon.ready:
+            raise RuntimeError("drawing failed")
+
+    monkeypatch.setattr(daemon, "_flush", broken)  # outside the tick's own safety net
+
+    async def scenario() -> int:
+        return await asyncio.wait_for(daemon.run(), 10)
+
+    assert asyncio.run(scenario()) == 1
+    assert "the periodic tick stopped (RuntimeError: drawing failed)" in caplog.text
