@@ -222,10 +222,6 @@ class Table:
             after = truth.view("identity")
             self.silent.append(before == after)
             turn.append((move, before, after))
-            if before == after:  # the board cannot show it: the player says it
-                hands.wait(hands.draw((0.3, 0.8)))
-                self._feed(hands.now)
-                self.session.command(str(move), hands.now, hands.now)
             if self.name in ("quinque", "sequence-kids", "tessere", "quixo"):
                 break  # a second action of these comes as its own step
         if self.name == "sequence-kids" and rng.random() < 0.1:
@@ -236,6 +232,8 @@ class Table:
                 hands.wait(hands.draw((0.06, 0.14)))
                 hands.set(cell, "")
                 hands.wait(hands.draw((0.2, 0.6)))
+        special = (self.name == "morris" and len(turn) == 2) or (
+            self.name == "draughts" and any("x" in str(m) for m, _, _ in turn))
         if self.name == "morris" and len(turn) == 2:
             self._morris_mill(turn)
         elif self.name == "draughts" and any("x" in str(m) for m, _, _ in turn):
@@ -245,8 +243,21 @@ class Table:
                 if before != after:
                     hands.move(before, after, first=_first_cell(move))
                     hands.wait(hands.draw((0.3, 0.8)))
+                else:
+                    self._declare(move)
+        if special:
+            for move, before, after in turn:
+                if before == after:
+                    self._declare(move)
         self.tally.actions += len(turn)
         return len(turn)
+
+    def _declare(self, move: Any) -> None:
+        """An action the board cannot show (a chain stopped, a pass): the player types it."""
+        hands = self.hands
+        hands.wait(hands.draw((0.3, 0.8)))
+        self._feed(hands.now)
+        self.session.command(str(move), hands.now, hands.now)
 
     def _morris_mill(self, turn: list[tuple[Any, dict[str, str], dict[str, str]]]) -> None:
         hands, rng = self.hands, self.rng
@@ -306,8 +317,14 @@ class Table:
                 confirmed = at
         if takeback:
             tally.undo -= takeback  # the undos the player made
+            if self.verbose:
+                kinds = [e["type"] for _, fx in entries for e in fx.journal]
+                print(f"{self.name} takeback {takeback}: journal {kinds}")
         if isinstance(session.result, Ambiguous) and tuple(session.game.history) != expected:
             tally.asked += 1
+            if self.verbose:
+                print(f"{self.name} asked (takeback {takeback}): {session.result}, played "
+                      f"{[str(m) for m in expected[-3:]]}")
             self._resolve(expected)
         got = tuple(session.game.history)
         if got == expected:
@@ -328,20 +345,27 @@ class Table:
         self.flags_seen = flags
         if got != expected:  # set the record right and go on
             if self.verbose:
-                print(f"{self.name} at {done:.2f}: recorded {[str(m) for m in got[-4:]]}, "
-                      f"played {[str(m) for m in expected[-4:]]} ({session.result})")
+                print(f"{self.name} at {done:.2f} (takeback {takeback}): recorded "
+                      f"{[str(m) for m in got[-4:]]}, played {[str(m) for m in expected[-4:]]}"
+                      f" ({session.result})")
+                for at, fx in entries:
+                    for line in fx.log:
+                        print(f"    {at:.2f} {line}")
             self.session = self._new_session(self.truth.copy())
             self.flags_seen = 0
 
-    def _resolve(self, expected: tuple[Any, ...]) -> None:
+    def _resolve(self, expected: tuple[Any, ...]) -> int:
+        """The player answers an ambiguity at the console; the undos typed."""
         session, now = self.session, self.hands.now
         got = tuple(session.game.history)
         if len(got) > len(expected):
             for _ in range(len(got) - len(expected)):
                 session.command("undo", now, now)
+            return len(got) - len(expected)
         else:
             for move in expected[len(got):]:
                 session.command(str(move), now, now)
+            return 0
 
 
 def _first_cell(move: Any) -> str | None:

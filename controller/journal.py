@@ -48,7 +48,7 @@ from tavola.games import Game, Outcome, game_class, new_game
 log = logging.getLogger(__name__)
 
 JOURNAL_VERSION = 1
-ENTRY_TYPES = ("start", "action", "illegal", "undo", "clock", "timeout", "result")
+ENTRY_TYPES = ("start", "action", "illegal", "undo", "amend", "clock", "timeout", "result")
 CHECKPOINT_SECONDS = 5.0  # the most clock time a crash may cost
 CURRENT_FILE = "current.jsonl"
 GAMES_DIR = "games"
@@ -134,6 +134,25 @@ def undo_entry(
         "type": "undo",
         "move": str(move),
         "player": player,
+        "wall": wall,
+        "mono": now,
+        "clock": _plain(clock),
+    }
+
+
+def amend_entry(
+    replaced: Sequence[object], moves: Sequence[object], *, player: int, ply: int, wall: float,
+    now: float, clock: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A correction: the last actions ``replaced`` (all by ``player``, the next player had
+    not acted) are replaced by ``moves``; ``ply`` is the history's length afterwards. Not a
+    takeback and not an illegal move, but on the record for the arbiter."""
+    return {
+        "type": "amend",
+        "replaced": [str(m) for m in replaced],
+        "moves": [str(m) for m in moves],
+        "player": player,
+        "ply": ply,
         "wall": wall,
         "mono": now,
         "clock": _plain(clock),
@@ -285,6 +304,13 @@ def replay(
                 undone = game.undo()
                 if str(undone) != entry["move"]:
                     raise ValueError(f"the last action is {str(undone)!r}, not {entry['move']!r}")
+            elif kind == "amend":
+                for text in reversed(entry["replaced"]):
+                    undone = game.undo()
+                    if str(undone) != text:
+                        raise ValueError(f"the action replaced is {str(undone)!r}, not {text!r}")
+                for text in entry["moves"]:
+                    game.apply(game.parse_move(str(text)))
             elif kind == "timeout":
                 before = len(game.history)
                 game.time_out(int(entry["player"]))
@@ -350,6 +376,10 @@ def _final_line(entries: Iterable[Mapping[str, Any]]) -> list[tuple[int, str]]:
             line.extend((int(entry["player"]), str(m)) for m in entry.get("played") or ())
         elif entry["type"] == "undo" and line:
             line.pop()
+        elif entry["type"] == "amend":
+            player = int(entry["player"])
+            del line[len(line) - len(entry["replaced"]):]
+            line.extend((player, str(m)) for m in entry["moves"])
     return line
 
 

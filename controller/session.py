@@ -29,6 +29,7 @@ from tavola.games import Capability, Game, Outcome
 from tavola.inference import (
     Accepted,
     Ambiguous,
+    Amended,
     Inference,
     Mismatch,
     Pending,
@@ -124,6 +125,10 @@ class Session:
         self._last_frame: Frame | None = None
         self._last_clock_write = last_clock_write
         self._sensed: dict[str, str] | None = None
+        # The amendment window: the last actions, all by one player, that may still be
+        # corrected on the board because the next player has not acted yet.
+        self.window = 0
+        self._window_player: int | None = None
 
     # ----------------------------------------------------------------- inputs
     def start(self, now: float, wall: float) -> Effects:
@@ -145,7 +150,7 @@ class Session:
             self.disconnected = None
             fx += Effects(log=("Board reconnected; resynchronised from a full reading.",))
         self._sensed = dict(cells)
-        result = self.inference.update(self.game, cells, now, uncertain)
+        result = self.inference.update(self.game, cells, now, uncertain, self.window)
         return fx + self._handle(result, now, wall)
 
     def on_fault(self, message: str, now: float) -> Effects:
@@ -159,7 +164,7 @@ class Session:
         fx = Effects()
         if self._sensed is not None and self.disconnected is None:
             before = self.result
-            result = self.inference.update(self.game, None, now)
+            result = self.inference.update(self.game, None, now, window=self.window)
             if result != before:
                 fx += self._handle(result, now, wall)
         if self.clock is not None and self.game.outcome() is None:
@@ -196,8 +201,10 @@ class Session:
         if not game.is_legal(move):
             return Effects(log=(f"Illegal: {game.explain(move)}",))
         fx = self._accept((move,), frozenset(), now, wall)
+        self.window = 0  # typed on purpose: not corrected by the board
         if self._sensed is not None:  # does the board already show it?
-            fx += self._handle(self.inference.update(game, None, now), now, wall)
+            fx += self._handle(self.inference.update(game, None, now, window=self.window),
+                               now, wall)
         return fx
 
     def prepare(self) -> None:
@@ -217,6 +224,9 @@ class Session:
         if isinstance(result, Accepted):
             self._mismatch_recorded = False
             return self._accept(result.moves, result.cells, now, wall)
+        if isinstance(result, Amended):
+            self._mismatch_recorded = False
+            return self._amend(result, now, wall)
         if isinstance(result, Takeback):
             self._mismatch_recorded = False
             return self._takeback(result.plies, now, wall, sensed=True)
@@ -235,6 +245,10 @@ class Session:
         before = game.view(self.capability)
         for move in moves:
             player = game.current_player
+            if player == self._window_player:
+                self.window += 1
+            else:
+                self.window, self._window_player = 1, player
             game.apply(move)
             switched = game.current_player != player or game.outcome() is not None
             clock_state = None
@@ -262,8 +276,44 @@ class Session:
         # Expiries found while switching are reported by the next tick's events anyway.
         self.clock.switch(self.game.current_player, now)
 
+    def _amend(self, result: Amended, now: float, wall: float) -> Effects:
+        """Replace the last mover's last actions by what the board now shows: a piece set
+        one cell off and moved on is a correction, not a takeback and not an illegal move."""
+        game = self.game
+        player_before = game.current_player
+        replaced = [game.undo() for _ in range(result.replaced)][::-1]
+        player = game.current_player
+        for move in result.moves:
+            game.apply(move)
+        self.window += len(result.moves) - result.replaced
+        clock_state = None
+        if self.clock is not None:
+            if game.outcome() is not None:
+                self.clock.pause(now)
+            elif game.current_player != player_before:
+                self.clock.switch(game.current_player, now, completed=False)
+            clock_state = self.clock.to_dict(now)
+        old = " ".join(map(str, replaced))
+        new = " ".join(map(str, result.moves))
+        logs = [f"{game.player_names[player]}: {old} corrected to {new}."]
+        if self.policy == "arbiter":
+            logs.append("Correction recorded for the arbiter.")
+        entry = J.amend_entry(replaced, result.moves, player=player, ply=len(game.history),
+                              wall=wall, now=now, clock=clock_state)
+        self.last_move = result.cells
+        self.result = Pending()
+        fx = Effects(journal=(entry,), log=tuple(logs))
+        outcome = game.outcome()
+        if outcome is not None:
+            fx += self._finish(outcome, now, wall, adjudicated=False)
+        return fx + self._show(now, force=True) + Effects(status=self.status())
+
     def _takeback(self, plies: int, now: float, wall: float, *, sensed: bool) -> Effects:
         game = self.game
+        # The last mover taking back their own actions before the next player acted is
+        # correcting them, not taking back a move: no flag.
+        correction = plies <= self.window
+        self.window = max(0, self.window - plies)
         entries: list[dict[str, Any]] = []
         logs: list[str] = []
         for _ in range(plies):
@@ -279,7 +329,7 @@ class Session:
             entries.append(J.undo_entry(move, player=game.current_player, wall=wall, now=now,
                                         clock=self.clock.to_dict(now) if self.clock else None))
             logs.append(f"Took back {move}.")
-        if self.policy == "arbiter" and sensed and entries:
+        if self.policy == "arbiter" and sensed and entries and not correction:
             self.flags[game.current_player] += 1
             logs.append("Takeback recorded for the arbiter.")
         self.inference.reset()
@@ -335,6 +385,7 @@ class Session:
                 if outcome is not None:
                     fx += self._finish(outcome, now, wall, adjudicated=False)
                 self.inference.reset()
+                self.window = 0
                 fx += self._show(now, force=True) + Effects(status=self.status())
         return fx
 
