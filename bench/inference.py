@@ -307,19 +307,19 @@ class Table:
         tally, session = self.tally, self.session
         expected = self._expected()
         confirmed: float | None = None
+        undos = 0
         for at, fx in entries:
             for entry in fx.journal:
                 if entry["type"] == "undo":
-                    tally.undo += 1
+                    undos += 1
                 elif entry["type"] == "amend":
                     tally.amend += 1
             if fx.journal and confirmed is None and session.game.history == expected:
                 confirmed = at
-        if takeback:
-            tally.undo -= takeback  # the undos the player made
-            if self.verbose:
-                kinds = [e["type"] for _, fx in entries for e in fx.journal]
-                print(f"{self.name} takeback {takeback}: journal {kinds}")
+        tally.undo += max(0, undos - takeback)  # beyond the undos the player made
+        if takeback and self.verbose:
+            kinds = [e["type"] for _, fx in entries for e in fx.journal]
+            print(f"{self.name} takeback {takeback}: journal {kinds}")
         if isinstance(session.result, Ambiguous) and tuple(session.game.history) != expected:
             tally.asked += 1
             if self.verbose:

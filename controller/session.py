@@ -207,6 +207,27 @@ class Session:
                                now, wall)
         return fx
 
+    def complete_sim_move(self, text: str) -> str:
+        """A push typed for the simulator (``a1>e1``), with the piece the rules put in.
+
+        The simulator pushes the cube taken back in as it was; a blank cube taken by a
+        Quixo player comes back with the player's mark, which only the game knows. Any
+        other line is returned as it is.
+        """
+        word = text.strip()
+        if " " in word or ">" not in word:
+            return text
+        try:
+            move = self.game.parse_move(word)
+        except ValueError:
+            return text
+        if self.game.outcome() is not None or not self.game.is_legal(move):
+            return text
+        probe = self.game.copy()
+        probe.apply(move)
+        token = probe.view(self.capability).get(word.split(">")[1].split(":")[0], "")
+        return f"{word} {token}" if token else text
+
     def prepare(self) -> None:
         """Precompute the expectations of the position in play (call when idle)."""
         if self.game.outcome() is None:
