@@ -354,18 +354,19 @@ class Table:
             self.session = self._new_session(self.truth.copy())
             self.flags_seen = 0
 
-    def _resolve(self, expected: tuple[Any, ...]) -> int:
-        """The player answers an ambiguity at the console; the undos typed."""
+    def _resolve(self, expected: tuple[Any, ...]) -> None:
+        """The player answers an ambiguity at the console: ``undo`` back to where the record
+        is right, then the actions played."""
         session, now = self.session, self.hands.now
         got = tuple(session.game.history)
-        if len(got) > len(expected):
-            for _ in range(len(got) - len(expected)):
-                session.command("undo", now, now)
-            return len(got) - len(expected)
-        else:
-            for move in expected[len(got):]:
-                session.command(str(move), now, now)
-            return 0
+        common = next((i for i, (a, b) in enumerate(zip(got, expected, strict=False))
+                       if str(a) != str(b)), min(len(got), len(expected)))
+        for _ in range(len(got) - common):
+            session.command("undo", now, now)
+        for move in expected[common:]:
+            if tuple(session.game.history) == expected:
+                break  # the board showed the rest once the record was right
+            session.command(str(move), now, now)
 
 
 def _first_cell(move: Any) -> str | None:

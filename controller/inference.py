@@ -472,6 +472,7 @@ class Inference:
 
     def _amendments(self, game: Game[Any], sensed: dict[str, str], window: int) -> (
             list[_Explanation]):
+        expect = self.expectations(game)
         found = []
         for k in range(1, window + 1):
             base = self._base(game, k)
@@ -480,11 +481,27 @@ class Inference:
             undone = tuple(game.history[-k:])
             change = change_between(base.current, self._sensed(base, sensed))
             seqs = [s for s in base.by_change.get(change, []) if s != undone]
+            emptied = {c for c, v in change_between(base.current, expect.current) if not v}
+            arriving = {c for c, v in change_between(expect.current, sensed) if v}
+            if seqs and arriving <= emptied and self._movable_lifted(expect, sensed):
+                # Pieces appear only where the replaced actions took some off, and a piece
+                # the player to move may move is off its cell: that player is on the way
+                # (set down one cell off for a moment), not the last mover swapping a removal.
+                seqs = []
             if seqs:
                 shortest = min(len(s) for s in seqs)
                 found.append(_Explanation("amend", k + shortest,
                                           tuple(s for s in seqs if len(s) == shortest), k))
         return found
+
+    @staticmethod
+    def _movable_lifted(expect: Expectations, sensed: dict[str, str]) -> bool:
+        """Whether a piece the player to move may move on its own is off its cell."""
+        lifted = {c for c, v in change_between(expect.current, sensed) if not v}
+        return any(
+            not v and c in lifted and any(len(seq) == 1 for seq in seqs)
+            for change, seqs in expect.by_change.items() for c, v in change
+            if any(w for _, w in change))  # a move: something arrives too
 
     def _as_played(self, expect: Expectations, seq: Seq) -> Seq:
         """Of actions that leave the same position, the one whose origin was lifted first."""

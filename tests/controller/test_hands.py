@@ -282,6 +282,21 @@ def test_a_removal_taken_back_in_the_moving_phase_is_not_flagged() -> None:
     assert t.played == ["d7-a7", "xg1"] and t.flags == 0 and "illegal" not in t.kinds()
 
 
+def test_a_man_set_down_where_a_removed_man_stood_is_the_next_players_move() -> None:
+    game = new_game("morris")
+    board = dict.fromkeys(game.view(), "")
+    board.update(a1="W", a4="W", d7="W", g7="W", f4="B", e5="B", b2="B", d2="B", c3="B")
+    game.set_position({"board": board, "hand": [0, 0], "to_move": 0})
+    t = Table(game)
+    t.hands((0.0, "d7", ""), (0.2, "a7", "W"))
+    t.hands((0.0, "f4", ""))
+    assert t.played == ["d7-a7", "xf4"]
+    # Black's man from e5 rests a second and a half on f4 on its way to e4: not White
+    # putting f4 back and taking e5 instead.
+    t.hands((0.0, "e5", ""), (0.01, "f4", "B"), (1.5, "f4", ""), (0.01, "e4", "B"))
+    assert t.played == ["d7-a7", "xf4", "e5-e4"] and "amend" not in t.kinds()
+
+
 # ------------------------------------------------------------------ draughts captures
 def capture_position(variant: str) -> Table:
     t = Table(new_game("draughts", variant=variant))
