@@ -69,7 +69,7 @@ def measure(name: str, moves: int, seed: int = 0) -> dict[str, Any]:
                 fx = session.tick(now, now)
                 elapsed = time.perf_counter() - start
             if isinstance(session.result, Ambiguous):
-                session.command(str(move), now, now)  # the player says which
+                fx = session.command(str(move), now, now)  # the player says which
             assert fx.frame is not None, f"{name}: no frame for {move}"
             confirm.append(elapsed)
             start = time.perf_counter()

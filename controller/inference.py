@@ -58,7 +58,7 @@ Seq = tuple[Any, ...]  # actions played in a row
 MAX_TAKEBACK = 8  # actions: about two whole turns of a compound game
 LIFT_HOLD = 1.0  # seconds a piece must stay off before it counts as taken off for good
 MAX_RUN = 6  # actions one player makes in a row that are matched as one reading
-RUN_STARTS = 40  # more turn-keeping actions than this (Quinque): runs are not expanded
+RUN_STARTS = 12  # more turn-keeping actions than this (Quinque): runs are not expanded
 _NOTATION_CELL = re.compile(r"[a-z][0-9]+|-?[0-9]+,-?[0-9]+")
 
 

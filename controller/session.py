@@ -467,8 +467,9 @@ class Session:
             if isinstance(self.result, Mismatch):
                 text += ", board does not match (correct the red cells)"
             elif isinstance(self.result, Ambiguous):
-                options = " or ".join(" ".join(map(str, seq)) for seq in
-                                      self.result.candidates)
+                options = " or ".join([" ".join(map(str, seq)) for seq in
+                                       self.result.candidates]
+                                      + ["undo"] * bool(self.result.takeback))
                 text += f", ambiguous: {options} (type the move)"
         if self.policy == "arbiter" and any(self.flags):
             text += ", flagged " + " ".join(

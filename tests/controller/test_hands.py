@@ -262,7 +262,7 @@ def test_a_removed_man_put_back_is_ambiguous_in_the_placement_phase() -> None:
     result = t.session.result
     assert isinstance(result, Ambiguous) and result.takeback == 1
     assert [str(s[0]) for s in result.candidates] == ["b2"]
-    assert t.played[-1] == "xb2" and "ambiguous" in t.session.status()
+    assert t.played[-1] == "xb2" and "ambiguous: b2 or undo" in t.session.status()
     t.hands((0.0, "b4", ""))  # no: White takes the other man
     assert t.played[-2:] == ["a7", "xb4"] and t.kinds()[-1] == "amend" and t.flags == 0
 

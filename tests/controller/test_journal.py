@@ -19,6 +19,7 @@ from tavola.journal import (
     JournalError,
     Record,
     action_entry,
+    amend_entry,
     checkpoint_due,
     clock_entry,
     export_text,
@@ -475,3 +476,19 @@ def test_export_writes_a_draughts_chain_as_one_turn(tmp_path: Path) -> None:
     journal.finish(result_entry(game.outcome(), 2, wall=1.0, now=1.0))
     text = journal.export("chain")
     assert any(word.count("x") >= 2 for word in text.split()), text
+
+
+def test_an_amendment_replays_and_exports_as_the_corrected_actions() -> None:
+    game = new_game("morris")
+    header = start_entry(game, game_id="m", wall=WALL)
+    entries = [
+        action_entry("d3", player=0, ply=1, wall=WALL, now=0.0),
+        amend_entry(["d3"], ["d2"], player=0, ply=1, wall=WALL, now=1.0),
+        action_entry("a1", player=1, ply=2, wall=WALL, now=2.0),
+    ]
+    assert [str(m) for m in replay(header, entries).game.history] == ["d2", "a1"]
+    record = Record(Path("m.jsonl"), header, tuple(entries), ())
+    assert export_text(record).endswith("\n1. d2 a1 *\n")
+    wrong = [entries[0], amend_entry(["d6"], ["d2"], player=0, ply=1, wall=WALL, now=1.0)]
+    with pytest.raises(JournalError, match="line 3: .*the action replaced is 'd3', not 'd6'"):
+        replay(header, wrong)
