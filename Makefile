@@ -9,7 +9,7 @@ SOURCES    := $(VENV)/.sources
 # The `tavola` package maps the repository's folders (pyproject.toml), so the editable
 # install is setuptools' "strict" mode: a tree of links that mypy and every tool can read.
 # A new or removed file needs a reinstall, which the file list below triggers.
-INSTALL := $(BIN)/python -m pip install --quiet --config-settings editable_mode=strict
+INSTALL := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet --config-settings editable_mode=strict
 
 .PHONY: run test lint typecheck pytest bench firmware clean FORCE
 
@@ -36,8 +36,10 @@ run: $(RUN_STAMP)
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check controller hardware vision tests bench firmware
 
+# The package by its import name; the tests and benches (which import it) as files.
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy --strict -p tavola
+	$(BIN)/mypy --strict tests bench
 
 pytest: $(TEST_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -1,29 +1,67 @@
-"""Rules-engine speed: random-playout throughput and perft speed, per game and variant.
+"""Rules-engine speed: random playouts and perft, per game, and against reference engines.
 
-Run: ``make bench`` (or ``.venv/bin/python bench/engines.py [GAME ...]``). Prints medians
-of several runs. With py-draughts installed (a dev dependency) it also measures that
-library's Russian draughts in the same process and prints our ratio against it.
+Run: ``make bench`` (or ``.venv/bin/python bench/engines.py [GAME ...]``). Every figure is
+the median of ROUNDS rounds, printed with the min-max of the rounds.
 
 Playouts call the public API a player or hint engine uses: ``legal_moves()`` then
 ``apply(random choice)``, on fresh games until each ends (or a ply cap). An "action" is one
-atomic action (a jump, a removal); a "turn" ends when the player to move changes.
+atomic action (a jump, a removal); a "turn" ends when the player to move changes. Perft
+counts the leaves of the whole-turn tree (``tavola.games.perft``).
+
+References, measured in the same process, round by round alternately with ours, so that
+the machine's load hits both alike; the ratio is ours / theirs (above 1: we are faster):
+
+- OpenSpiel (``pip install open-spiel``, C++ behind pybind11): ``nine_mens_morris`` against
+  morris and ``checkers`` against draughts ``english``. Playouts: ``legal_actions()`` then
+  ``apply_action(random choice)``; perft: ``child(action)`` per move, whole turns (a
+  multi-jump is several actions by the same player, as in ours).
+- py-draughts (pure Python, bitboards): ``RussianBoard`` and ``BrazilianBoard`` against
+  draughts ``russian`` and ``brazilian``, used as its authors document: ``legal_moves``
+  generated once per ply (it is a property that regenerates on every access, so it is read
+  once), ``push``/``pop``; a playout ends when there are no moves or ``is_draw``. Its English
+  board does not enforce captures, so OpenSpiel is the English reference.
+
+Perft compares identical trees: both sides' leaf counts at the compared depth are checked
+equal before timing, and both make every leaf move (no bulk counting at depth 1).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import statistics
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from tavola.games import GAMES, new_game, perft
 
-RUNS = 5
+ROUNDS = 5
 SECONDS = 1.0
 PLY_CAP = 400
+
+
+@dataclass(frozen=True)
+class Spread:
+    """The median of some rounds' figures, with their minimum and maximum."""
+
+    median: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, values: list[float]) -> Spread:
+        return cls(statistics.median(values), min(values), max(values))
+
+    def __str__(self) -> str:
+        return f"{self.median:,.0f} ({self.low:,.0f}-{self.high:,.0f})"
+
+    def ratio(self) -> str:
+        """The spread written as ratios (two decimals)."""
+        return f"{self.median:.2f}x ({self.low:.2f}-{self.high:.2f})"
 
 
 def settings() -> list[tuple[str, dict[str, Any]]]:
@@ -37,6 +75,7 @@ def settings() -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+# ----------------------------------------------------------------------------- ours
 def playout_rate(name: str, params: dict[str, Any], seed: int) -> tuple[float, float]:
     """(actions/s, turns/s) of random games played for about SECONDS."""
     rng = random.Random(seed)
@@ -56,72 +95,209 @@ def playout_rate(name: str, params: dict[str, Any], seed: int) -> tuple[float, f
     return actions / elapsed, turns / elapsed
 
 
-def perft_rate(name: str, params: dict[str, Any]) -> tuple[int, float]:
-    """(depth, leaves/s) at the first depth whose perft takes at least 0.2 s (depth <= 6)."""
-    depth, leaves, elapsed = 0, 1, 0.0
+def perft_depth(name: str, params: dict[str, Any]) -> int:
+    """The first depth whose perft takes at least 0.2 s (at most 6)."""
+    depth, elapsed = 0, 0.0
     while elapsed < 0.2 and depth < 6:
         depth += 1
         start = time.perf_counter()
-        leaves = perft(new_game(name, **params), depth)
-        elapsed = time.perf_counter() - start
-    times = [elapsed]
-    for _ in range(2):
-        start = time.perf_counter()
         perft(new_game(name, **params), depth)
-        times.append(time.perf_counter() - start)
-    return depth, leaves / statistics.median(times)
+        elapsed = time.perf_counter() - start
+    return depth
 
 
-def py_draughts_rate(seed: int) -> float | None:
-    """py-draughts' Russian variant: random-playout moves (whole turns) per second."""
-    try:
-        import draughts
-    except ImportError:
-        return None
+def timed(count: Callable[[], int]) -> tuple[int, float]:
+    """(the count, count per second) of one call."""
+    start = time.perf_counter()
+    n = count()
+    return n, n / (time.perf_counter() - start)
+
+
+# ----------------------------------------------------------------------------- OpenSpiel
+def spiel_perft(state: Any, depth: int) -> int:
+    """Whole-turn perft of an OpenSpiel state (same leaves as tavola.games.perft)."""
+    if depth == 0:
+        return 1
+    total = 0
+    player = state.current_player()
+    for action in state.legal_actions():
+        child = state.child(action)
+        if child.is_terminal():
+            total += 1 if depth == 1 else 0
+        elif child.current_player() != player:
+            total += spiel_perft(child, depth - 1)
+        else:
+            total += spiel_perft(child, depth)
+    return total
+
+
+def spiel_playout_rate(game: Any, seed: int) -> float:
+    """OpenSpiel random playouts: actions/s for about SECONDS."""
+    rng = random.Random(seed)
+    actions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < SECONDS:
+        state = game.new_initial_state()
+        for _ in range(PLY_CAP):
+            if state.is_terminal():
+                break
+            state.apply_action(rng.choice(state.legal_actions()))
+            actions += 1
+    return actions / (time.perf_counter() - start)
+
+
+# ----------------------------------------------------------------------------- py-draughts
+def spiel_perft_of(game: Any, depth: int) -> int:
+    """OpenSpiel's perft from the game's initial state."""
+    return spiel_perft(game.new_initial_state(), depth)
+
+
+def board_perft_of(board_class: Any, depth: int) -> int:
+    """py-draughts' perft from a new board of ``board_class``."""
+    return board_perft(board_class(), depth)
+
+
+def perft_of(name: str, params: dict[str, Any], depth: int) -> int:
+    """Our perft from a new game."""
+    return perft(new_game(name, **params), depth)
+
+
+def board_perft(board: Any, depth: int) -> int:
+    """py-draughts perft: moves generated once per node, push/pop (each move a turn)."""
+    if depth == 0:
+        return 1
+    total = 0
+    for move in board.legal_moves:
+        board.push(move)
+        total += board_perft(board, depth - 1)
+        board.pop()
+    return total
+
+
+def board_playout_rate(board_class: Any, seed: int) -> float:
+    """py-draughts random playouts: moves (whole turns)/s for about SECONDS."""
     rng = random.Random(seed)
     moves_done = 0
     start = time.perf_counter()
     while time.perf_counter() - start < SECONDS:
-        board = draughts.RussianBoard()
+        board = board_class()
         for _ in range(PLY_CAP):
-            legal = list(board.legal_moves)
-            if not legal or board.game_over:
+            legal = board.legal_moves  # a property: generated on each access, so read once
+            if not legal or board.is_draw:
                 break
             board.push(rng.choice(legal))
             moves_done += 1
     return moves_done / (time.perf_counter() - start)
 
 
-def median_of(fn: Callable[[int], Any]) -> Any:
-    results = [fn(seed) for seed in range(RUNS)]
-    if isinstance(results[0], tuple):
-        return tuple(statistics.median(r[i] for r in results) for i in range(len(results[0])))
-    return statistics.median(results)
+# ----------------------------------------------------------------------------- comparisons
+@dataclass(frozen=True)
+class Reference:
+    """One of our settings against a reference engine's same game."""
+
+    label: str  # e.g. "morris vs OpenSpiel nine_mens_morris"
+    game: str
+    params: dict[str, Any]
+    unit: str  # what a playout counts: "actions" or "turns"
+    depth: int  # the perft depth compared
+    their_playout: Callable[[int], float]
+    their_perft: Callable[[], int]
+
+
+def references() -> tuple[list[Reference], list[str]]:
+    """The references whose libraries are installed, and notes on those that are not."""
+    refs: list[Reference] = []
+    notes: list[str] = []
+    try:
+        import pyspiel  # type: ignore[import-not-found]
+    except ImportError:
+        notes.append("OpenSpiel not installed (pip install open-spiel): no reference run")
+    else:
+        for ours, params, theirs, depth in (
+            ("morris", {}, "nine_mens_morris", 4),
+            ("draughts", {"variant": "english"}, "checkers", 6),
+        ):
+            game = pyspiel.load_game(theirs)
+            refs.append(Reference(
+                f"{ours} {params.get('variant', '')} vs OpenSpiel {theirs}".replace("  ", " "),
+                ours, params, "actions", depth,
+                functools.partial(spiel_playout_rate, game),
+                functools.partial(spiel_perft_of, game, depth),
+            ))
+    try:
+        import draughts
+    except ImportError:
+        notes.append("py-draughts not installed: no reference run")
+    else:
+        for variant, board_class in (
+            ("russian", draughts.RussianBoard),
+            ("brazilian", draughts.BrazilianBoard),
+        ):
+            refs.append(Reference(
+                f"draughts {variant} vs py-draughts {variant.title()}Board",
+                "draughts", {"variant": variant}, "turns", 6,
+                functools.partial(board_playout_rate, board_class),
+                functools.partial(board_perft_of, board_class, 6),
+            ))
+    return refs, notes
+
+
+def compare(ref: Reference, rounds: int) -> None:
+    """Print one reference's playout and perft figures and ratios, round by round paired."""
+    ours_leaves = perft(new_game(ref.game, **ref.params), ref.depth)
+    their_leaves = ref.their_perft()
+    same = "identical" if ours_leaves == their_leaves else "DIFFERENT: not comparable"
+    mine_p, theirs_p, mine_t, theirs_t = [], [], [], []
+    for seed in range(rounds):
+        actions, turns = playout_rate(ref.game, ref.params, seed)
+        mine_p.append(actions if ref.unit == "actions" else turns)
+        theirs_p.append(ref.their_playout(seed))
+        mine_t.append(timed(lambda: perft(new_game(ref.game, **ref.params), ref.depth))[1])
+        theirs_t.append(timed(ref.their_perft)[1])
+    print(f"\n{ref.label}")
+    ratio_p = Spread.of([a / b for a, b in zip(mine_p, theirs_p, strict=True)])
+    ratio_t = Spread.of([a / b for a, b in zip(mine_t, theirs_t, strict=True)])
+    print(f"  playouts {ref.unit}/s: ours {Spread.of(mine_p)}, theirs {Spread.of(theirs_p)};"
+          f" ratio {ratio_p.ratio()}")
+    print(f"  perft d{ref.depth} leaves/s: ours {Spread.of(mine_t)}, theirs {Spread.of(theirs_t)};"
+          f" ratio {ratio_t.ratio()}")
+    print(f"  perft d{ref.depth} leaves: ours {ours_leaves:,}, theirs {their_leaves:,} ({same})")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="*", help="only these games (default: all)")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="rounds per figure")
+    parser.add_argument("--no-references", action="store_true", help="only our engines")
+    parser.add_argument("--only-references", action="store_true", help="only the comparisons")
     args = parser.parse_args()
-    print(f"median of {RUNS} runs of {SECONDS:.0f} s; Python {sys.version.split()[0]}")
-    print(f"{'game':<15}{'actions/s':>11}{'turns/s':>10}{'perft d':>9}{'leaves/s':>11}  params")
-    russian_turns = None
-    for name, params in settings():
-        if args.games and name not in args.games:
-            continue
-        actions, turns = median_of(lambda seed, n=name, p=params: playout_rate(n, p, seed))
-        depth, leaves = perft_rate(name, params)
-        label = ",".join(f"{k}={v}" for k, v in params.items()) or "-"
-        print(f"{name:<15}{actions:>11,.0f}{turns:>10,.0f}{depth:>9}{leaves:>11,.0f}  {label}")
-        if name == "draughts" and params.get("variant") == "russian":
-            russian_turns = turns
-    if russian_turns is not None:
-        theirs = median_of(py_draughts_rate)
-        if theirs is None:
-            print("py-draughts not installed: no reference run")
-        else:
-            print(f"py-draughts RussianBoard: {theirs:,.0f} moves/s (whole turns); "
-                  f"ours/theirs = {russian_turns / theirs:.2f} (turns/s)")
+    rounds = args.rounds
+    print(f"median (min-max) of {rounds} rounds, playouts {SECONDS:.0f} s each; "
+          f"Python {sys.version.split()[0]}")
+    if not args.only_references:
+        print(f"{'game':<15}{'actions/s':>26}{'turns/s':>10}{'perft d':>9}"
+              f"{'leaves/s':>26}  params")
+        for name, params in settings():
+            if args.games and name not in args.games:
+                continue
+            runs = [playout_rate(name, params, seed) for seed in range(rounds)]
+            actions = Spread.of([a for a, _ in runs])
+            turns = statistics.median(t for _, t in runs)
+            depth = perft_depth(name, params)
+            leaves = Spread.of([
+                timed(functools.partial(perft_of, name, params, depth))[1]
+                for _ in range(rounds)
+            ])
+            label = ",".join(f"{k}={v}" for k, v in params.items()) or "-"
+            print(f"{name:<15}{actions!s:>26}{turns:>10,.0f}{depth:>9}{leaves!s:>26}  {label}")
+    if args.no_references:
+        return
+    refs, notes = references()
+    for note in notes:
+        print(note)
+    for ref in refs:
+        if not args.games or ref.game in args.games:
+            compare(ref, rounds)
 
 
 if __name__ == "__main__":

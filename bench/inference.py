@@ -310,15 +310,15 @@ class Table:
         undos = 0
         for at, fx in entries:
             for entry in fx.journal:
-                if entry["type"] == "undo":
+                if entry.TYPE == "undo":
                     undos += 1
-                elif entry["type"] == "amend":
+                elif entry.TYPE == "amend":
                     tally.amend += 1
             if fx.journal and confirmed is None and session.game.history == expected:
                 confirmed = at
         tally.undo += max(0, undos - takeback)  # beyond the undos the player made
         if takeback and self.verbose:
-            kinds = [e["type"] for _, fx in entries for e in fx.journal]
+            kinds = [e.TYPE for _, fx in entries for e in fx.journal]
             print(f"{self.name} takeback {takeback}: journal {kinds}")
         if isinstance(session.result, Ambiguous) and tuple(session.game.history) != expected:
             tally.asked += 1

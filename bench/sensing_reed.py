@@ -8,7 +8,12 @@ is simulated by :class:`hardware.reed_matrix.MockMatrix` on a ``MockFactory``; t
   rate ``events()`` actually keeps at its default ``scan_hz = 500`` on an asyncio loop;
 - latency: a switch changes (with 1.5 ms of contact bounce) at a known time; the latency
   is from the first contact to the settled snapshot arriving in the consumer that stands
-  for the session. It includes the 5 ms debounce by design. p50 and p99 over N changes.
+  for the session. It includes the 5 ms debounce by design. p50 and p99 over N changes;
+- idle: the scan rate of a board where nothing changes (``idle_hz``), and the latency of
+  the first change after a quiet spell (changes 0.3-0.45 s apart with ``idle_after = 0.2``
+  so that each one ends a quiet spell; the default ``idle_after`` is 1 s, which changes
+  only when the slow rate starts, not the latency): bounded by ``1 / idle_hz`` + the
+  debounce.
 
 Mock pins cost less than lgpio on a Pi (no system call per read) and a Pi's core is
 slower than this machine's: read the scan cost as a lower bound, and run this on the Pi
@@ -46,6 +51,10 @@ class ReedFigures:
     latency_p50_ms: float
     latency_p99_ms: float
     changes: int
+    scans_per_second_idle: float
+    idle_p50_ms: float
+    idle_max_ms: float
+    idle_changes: int
 
     def rows(self) -> list[tuple[str, str]]:
         """(label, value) lines for a table."""
@@ -56,6 +65,11 @@ class ReedFigures:
              f"{self.scans_per_second_at_500:,.0f} scans/s"),
             (f"reed change -> settled snapshot ({self.changes} changes, 5 ms debounce)",
              f"p50 {self.latency_p50_ms:.1f} ms, p99 {self.latency_p99_ms:.1f} ms"),
+            ("reed scan rate kept on a quiet board (idle_hz = 25)",
+             f"{self.scans_per_second_idle:,.1f} scans/s"),
+            (f"reed first change after a quiet spell -> snapshot ({self.idle_changes} changes)",
+             f"p50 {self.idle_p50_ms:.1f} ms, max {self.idle_max_ms:.1f} ms "
+             f"(bound 40 ms + debounce)"),
         ]
 
 
@@ -69,11 +83,12 @@ def board_8x8() -> Layout:
         f'[leds]\ncount = 64\n[cells]\n{cells}\n', source="bench-8x8")
 
 
-def rig(layout: Layout) -> tuple[ReedMatrix, MockMatrix]:
+def rig(layout: Layout, idle_after: float = 1.0) -> tuple[ReedMatrix, MockMatrix]:
     """A mock 8x8 matrix and the backend reading it, both on the real monotonic clock."""
     factory = MockFactory()
     board = MockMatrix(layout, factory, row_pins=ROWS, col_pins=COLS, clock=time.monotonic)
-    sensor = ReedMatrix(layout, row_pins=ROWS, col_pins=COLS, pin_factory=factory)
+    sensor = ReedMatrix(layout, row_pins=ROWS, col_pins=COLS, pin_factory=factory,
+                        idle_after=idle_after)
     return sensor, board
 
 
@@ -92,9 +107,11 @@ def scan_rate(seconds: float = 1.0) -> float:
         return scans / (time.perf_counter() - start)
 
 
-async def _kept_rate(seconds: float) -> float:
+async def _kept_rate(seconds: float, settle: float = 0.1, idle_after: float = 3600.0) -> float:
+    """Scans a second kept by ``events()`` from ``settle`` seconds after start (past the
+    first snapshot; past ``idle_after`` for the rate of a quiet board)."""
     layout = board_8x8()
-    sensor, _ = rig(layout)
+    sensor, _ = rig(layout, idle_after)
     scans = 0
     real_scan = sensor.scan
 
@@ -110,7 +127,7 @@ async def _kept_rate(seconds: float) -> float:
             pass
 
     task = asyncio.ensure_future(consume())
-    await asyncio.sleep(0.1)  # past the first snapshot
+    await asyncio.sleep(settle)
     scans, start = 0, time.perf_counter()
     await asyncio.sleep(seconds)
     rate = scans / (time.perf_counter() - start)
@@ -119,16 +136,17 @@ async def _kept_rate(seconds: float) -> float:
     return rate
 
 
-async def _latencies(changes: int, seed: int) -> list[float]:
+async def _latencies(changes: int, seed: int, gap: tuple[float, float] = (0.02, 0.05),
+                     idle_after: float = 1.0) -> list[float]:
     layout = board_8x8()
-    sensor, board = rig(layout)
+    sensor, board = rig(layout, idle_after)
     rng = random.Random(seed)
     state = dict.fromkeys(layout.cells, False)
     pending: dict[str, float] = {}  # cell -> time its change began
     plan: list[tuple[float, str]] = []
     at = time.monotonic() + 0.2
     for _ in range(changes):
-        at += rng.uniform(0.02, 0.05)  # well apart: one change settles before the next
+        at += rng.uniform(*gap)  # well apart: one change settles before the next
         plan.append((at, rng.choice(layout.cells)))
     latencies: list[float] = []
 
@@ -170,6 +188,9 @@ def measure(changes: int = 200, seed: int = 1) -> ReedFigures:
     kept = asyncio.run(_kept_rate(2.0))
     latencies = sorted(asyncio.run(_latencies(changes, seed)))
     cuts = statistics.quantiles(latencies, n=100, method="inclusive")
+    idle_rate = asyncio.run(_kept_rate(2.0, settle=1.2, idle_after=1.0))
+    quiet = sorted(asyncio.run(_latencies(max(10, changes // 8), seed, gap=(0.3, 0.45),
+                                          idle_after=0.2)))
     return ReedFigures(
         scans_per_second_max=best,
         scans_per_second_at_500=kept,
@@ -177,6 +198,10 @@ def measure(changes: int = 200, seed: int = 1) -> ReedFigures:
         latency_p50_ms=1000.0 * statistics.median(latencies),
         latency_p99_ms=1000.0 * cuts[98],
         changes=len(latencies),
+        scans_per_second_idle=idle_rate,
+        idle_p50_ms=1000.0 * statistics.median(quiet),
+        idle_max_ms=1000.0 * quiet[-1],
+        idle_changes=len(quiet),
     )
 
 

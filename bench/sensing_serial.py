@@ -32,7 +32,7 @@ from pathlib import Path
 from tavola.hardware.base import SensorEvent, Snapshot
 from tavola.hardware.layout import Layout
 from tavola.hardware.serial_board import SerialBoard
-from tavola.hardware.serial_protocol import LineSplitter, encode
+from tavola.hardware.serial_protocol import PROTOCOL_VERSION, LineSplitter, encode
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = "5x5"  # a1 at matrix row 0, column 0
@@ -78,7 +78,7 @@ class _Board:
             verb = line.split(b" ")[0]
             if verb == b"HELLO":
                 self.seq = 0
-                os.write(self.master, self.send("HELLO", "tavola", "1", "0.1.0",
+                os.write(self.master, self.send("HELLO", "tavola", str(PROTOCOL_VERSION), "0.2.0",
                                                 str(len(self.rows)), str(self.columns), "0"))
             if verb in (b"HELLO", b"SYNC"):
                 os.write(self.master, self.send("SNAP", *(f"{r:X}" for r in self.rows)))

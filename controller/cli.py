@@ -28,15 +28,20 @@ def _params(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    from tavola.config import read_file_params
     from tavola.play import play
 
     if args.load:
-        record = json.loads(Path(args.load).read_text())
+        path = Path(args.load)
+        record = json.loads(path.read_text())
+        # A save from before records carried their files names them: read them now.
+        record["params"] = read_file_params(record["game"], record.get("params") or {},
+                                            path.parent)
         game = game_class(record["game"]).from_dict(record)
     elif not args.game:
         raise ValueError("name a game (tavola play morris) or --load a saved one")
     else:
-        params: dict[str, Any] = _params(args.param)
+        params: dict[str, Any] = read_file_params(args.game, _params(args.param))
         if args.variant:
             params["variant"] = args.variant
         game = new_game(args.game, **params)
@@ -67,8 +72,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from tavola import daemon
     from tavola.config import load_config
 
-    overrides = {"game": args.game, "variant": args.variant, "sensor": args.sensor,
-                 "leds": args.leds, "journal.directory": args.journal}
+    overrides: dict[str, str | None] = {
+        "game": args.game, "variant": args.variant, "sensor": args.sensor, "leds": args.leds,
+        "journal.directory": args.journal}
+    for key, value in _params(args.param).items():  # checked by the game, like the config's
+        overrides[f"game.params.{key}"] = value
     config = load_config(args.config, os.environ, overrides)
     interactive = sys.stdin.isatty() if args.console == "auto" else args.console == "on"
     extra = {"script": args.script} if args.script else {}
@@ -77,6 +85,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         console=sys.stdin if interactive else None,
         out=sys.stdout if interactive and sys.stdout.isatty() else None,
         sensor_options=extra,
+        resume=args.resume,
     )
 
 
@@ -143,7 +152,9 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    print(_journal(args).export(args.id), end="")
+    from tavola.export import export_text
+
+    print(export_text(_journal(args).load(args.id)), end="")
     return 0
 
 
@@ -169,7 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sensor", help="override [sensor] backend: sim, reed, serial, camera")
     p.add_argument("--leds", help="override [leds] backend: sim, neopixel, none")
     p.add_argument("--journal", help="override [journal] directory")
+    p.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="a game parameter (repeatable), e.g. -p players=4; overrides "
+                   "[game.params]")
     p.add_argument("--script", help="simulator: a file of sensor events to play")
+    p.add_argument("--resume", metavar="ID", help="go on with a game kept unfinished when "
+                   "another was asked for (its id is in the message that kept it)")
     p.add_argument("--console", choices=("auto", "on", "off"), default="auto",
                    help="read commands and simulated sensor events from the terminal")
     p.set_defaults(func=_cmd_run)

@@ -34,7 +34,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, get_args
 
-from tavola.feedback import AMBER, GREEN, OFF, RED, RGB, blink_on
+from tavola.feedback import AMBER, GREEN, OFF, RED, blink_on
+from tavola.hardware.base import RGB
 
 ClockMode = Literal["none", "move", "sudden-death", "fischer", "moves-in-time"]
 CLOCK_MODES: tuple[str, ...] = get_args(ClockMode)

@@ -32,9 +32,9 @@ from typing import Any, Literal
 
 from tavola.clock import CLOCK_MODES, ClockSpec, ClockSpecError
 from tavola.games import Game, game_class
+from tavola.inference import GRACE_SECONDS, SETTLE_SECONDS
+from tavola.session import POLICIES, Policy
 
-Policy = Literal["teaching", "arbiter"]
-POLICIES: tuple[str, ...] = ("teaching", "arbiter")
 LOG_LEVELS: tuple[str, ...] = ("debug", "info", "warning", "error")
 FLAGS: dict[str, tuple[str, str]] = {  # CLI override name -> (section, key)
     "game": ("game", "name"),
@@ -103,8 +103,8 @@ class LayoutConfig:
 class InferenceConfig:
     """``[inference]``: how long a reading must hold still, and the grace before a mismatch."""
 
-    settle: float = 0.3
-    grace: float = 3.0
+    settle: float = SETTLE_SECONDS
+    grace: float = GRACE_SECONDS
 
 
 @dataclass(frozen=True)
@@ -185,10 +185,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "layout": {"file": Key("path", "", 'file = "/etc/tavola/my-board.toml"')},
     "inference": {
         "settle": Key(
-            "float", 0.3, "settle = 0.3", minimum=0, maximum=5, hint="seconds, not milliseconds"
+            "float", SETTLE_SECONDS, "settle = 0.3", minimum=0, maximum=5,
+            hint="seconds, not milliseconds",
         ),
         "grace": Key(
-            "float", 3.0, "grace = 3", minimum=0, maximum=60, hint="seconds, not milliseconds"
+            "float", GRACE_SECONDS, "grace = 3", minimum=0, maximum=60,
+            hint="seconds, not milliseconds",
         ),
     },
     "clock": {
@@ -391,13 +393,14 @@ def _flag_settings(
             out.append((*FLAGS[flag], None, value, f"--{flag}"))
             continue
         section, _, key = flag.partition(".")
-        source = f"override {flag}"
+        key, _, sub = key.partition(".")  # game.params.flying: one entry of a table
+        source = f"-p {sub}" if (section, key) == ("game", "params") else f"override {flag}"
         if section not in SCHEMA:
             raise ConfigError(
                 f"{source}: unknown section {section!r}; {_suggest(section, SCHEMA, '{}')}"
             )
         _check_name(source, section, key)
-        out.append((section, key, None, value, source))
+        out.append((section, key, sub or None, value, source))
     return out
 
 
@@ -446,7 +449,7 @@ def _build(layers: _Layers, env: Mapping[str, str], base: Path | None, path: Pat
             sources[f"{section}.{key}"] = setting.source
             values[section][key] = _convert(setting, f"{section}.{key}", spec)
 
-    game = _game(values["game"], layers)
+    game = _game(values["game"], layers, path, env)
     clock = _clock(values["clock"], layers)
     layout_file = values["layout"]["file"]
     return Config(
@@ -534,8 +537,34 @@ def _error(
     )
 
 
-def _game(values: dict[str, Any], layers: _Layers) -> GameConfig:
-    """Check the game by building it: name, then variant, then every parameter."""
+def looks_like_file_name(value: Any) -> bool:
+    """Whether a file parameter's value names a file (one line, no ``=``) rather than
+    holding the file's content."""
+    return isinstance(value, str) and bool(value) and "\n" not in value and "=" not in value
+
+
+def read_file_params(game: str, params: Mapping[str, Any], base: Path | None = None,
+                     env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """``params`` with every file parameter of ``game`` (Sequence for Kids' ``layout``)
+    that names a file replaced by the file's text; a relative name is relative to ``base``.
+
+    OSError if a file cannot be read.
+    """
+    out = dict(params)
+    for key in getattr(game_class(game), "file_params", ()):
+        value = out.get(key)
+        if isinstance(value, str) and looks_like_file_name(value):
+            path = _home(env or {}) / value[2:] if value.startswith("~/") else Path(value)
+            if not path.is_absolute() and base is not None:
+                path = base / path
+            out[key] = path.read_text(encoding="utf-8")
+    return out
+
+
+def _game(values: dict[str, Any], layers: _Layers, path_of_config: Path | None,
+          env: Mapping[str, str]) -> GameConfig:
+    """Check the game by building it: name, then variant, then every parameter; a file
+    parameter is read here, so the game (and its record) holds the content."""
     name_setting = layers.get("game", "name") or _Setting(values["name"], "default", False)
     variant_setting = layers.get("game", "variant")
     name, variant, params = values["name"], values["variant"], values["params"]
@@ -580,12 +609,28 @@ def _game(values: dict[str, Any], layers: _Layers) -> GameConfig:
             checked[key] = table[key].check(value)
         except ValueError as exc:
             raise ConfigError(f"{where}: game.params.{key} = {value!r}: {exc}") from None
+        if key in getattr(cls, "file_params", ()) and looks_like_file_name(checked[key]):
+            in_file = path_of_config is not None and where == str(path_of_config)
+            base = path_of_config.parent if in_file and path_of_config else None
+            try:
+                checked.update(read_file_params(name, {key: checked[key]}, base, env))
+            except OSError as exc:
+                raise ConfigError(
+                    f"{where}: game.params.{key} = {value!r}: cannot read the file "
+                    f"({exc.strerror or exc}); give the path of a TOML {key} file"
+                ) from None
+            try:
+                GameConfig(name, variant, checked).new_game()
+            except ValueError as exc:
+                raise ConfigError(f"{where}: game.params.{key} = {value!r}: {exc}") from None
     try:
         GameConfig(name, variant, checked).new_game()
     except Exception as exc:  # a combination the game refuses
+        shown = {k: ("(file content)" if k in getattr(cls, "file_params", ()) else v)
+                 for k, v in checked.items()}
         raise ConfigError(
             f"{name_setting.source}: [game] {name!r} with variant {variant!r} "
-            f"and params {checked!r}: {exc}"
+            f"and params {shown!r}: {exc}"
         ) from None
     return GameConfig(name, variant, MappingProxyType(checked), values["policy"], values["hints"])
 

@@ -16,36 +16,41 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
-from tavola import journal as J
 from tavola.clock import Clock
 from tavola.config import Config
 from tavola.feedback import OFF
-from tavola.games import Game
+from tavola.games import Game, Reason
 from tavola.hardware import load_leds, load_sensor
 from tavola.hardware.base import LedBackend, SensorBackend, SensorFault, Snapshot
 from tavola.hardware.layout import Layout, LayoutError
-from tavola.journal import Journal, JournalError
+from tavola.journal import Journal
 from tavola.notify import Notifier
-from tavola.session import Effects, Session, StartupError
+from tavola.record import ClockEntry, Entry, Record, RecordError, ResultEntry, StartEntry, replay
+from tavola.session import Effects, Session, StartupError, check_startup
 
 log = logging.getLogger("tavola")
 
 TICK_SECONDS = 0.05  # timers, blinking and the watchdog run at 20 Hz
+RETRY_SECONDS = 1.0  # how often a journal that cannot be written is tried again
 SESSION_WORDS = ("undo", "resign", "draw", "new", "status", "help", "quit")
 CONSOLE_HELP = """\
-Console: sensor events go to the simulated board (lift d2, place d4, d2-d4, slide a1 b2 c3,
-bounce d4, knock c3 d4, noise, unplug, replug; 'help' for all of them). Also:
+Console: sensor events go to the simulated board (d2, lift d2, place d4, d2-d4, slide a1 b2
+c3, bounce d4, knock c3 d4, noise, unplug, replug; 'help all' lists all of them). Also:
   play MOVE   declare an action the board cannot show (a pass, a dead card), or pick
               one of several candidates when the move is ambiguous
   undo        take back the last action        resign, draw   end the game
-  new         start a new game                 status         show the state
+  hint        light the legal moves in blue    status         show the state
+  new         start a new game                 help all       the simulator's commands too
   quit        stop the daemon (the game is kept and resumes at the next start)"""
+FIRST_SCREEN = ("Type sensor events (d2, lift d2, place d4, d2-d4) or commands (status, "
+                "undo, help); help lists them.")
 
 
 class Daemon:
@@ -61,6 +66,7 @@ class Daemon:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         sensor_options: Mapping[str, Any] | None = None,
+        resume: str | None = None,
     ) -> None:
         self.config = config
         self.console = console
@@ -70,6 +76,7 @@ class Daemon:
         self.notifier = Notifier(env)
         self.journal = Journal(config.journal.directory)
         self.extra_sensor_options = dict(sensor_options or {})
+        self.resume_id = resume
         self.stopping = asyncio.Event()
         self.ready = False
         self.session: Session
@@ -78,35 +85,97 @@ class Daemon:
         self.layout: Layout
         self._last_draw = 0.0
         self._log_tail: list[str] = []
+        self._last_retry = -RETRY_SECONDS
+        self._reply: list[str] = []  # the answer to the last console line, shown whole
+        self._typed = ""  # a partly read console line
+        self._dirty = False  # the terminal view is older than the state it shows
+        self._drawn_status = ""
+        self._shown_to: int | None = None  # whose hidden cards the screen may show
 
     # ----------------------------------------------------------------- setup
-    def _resume_or_start(self) -> tuple[Game[Any], Clock | None]:
+    def _start(self) -> None:
+        """Resume the game in progress, or start the configured one; only a game that has
+        really started (backends open, session built) is written to the journal."""
+        if self.resume_id is not None:
+            self._pause_current(f"to resume {self.resume_id}")
+            self.journal.unpause(self.resume_id)
+        record = self._read_journal()
+        if record is not None and self._explicit_other_game(record):
+            self._pause_current(f"--game {self.config.game.name} was asked for")
+            record = None
+        if record is not None:
+            resumed = self._replay(record)
+            if resumed is not None:
+                game, clock = resumed
+                try:
+                    self._open(game, clock)
+                except (StartupError, LayoutError) as exc:
+                    self._abandon_unresumable(record.id, game, exc)
+                else:
+                    self._say(f"Resumed {game.name} game {record.id} at ply "
+                              f"{len(game.history)}.")
+                    if game.name != self.config.game.name:
+                        log.warning("resuming the unfinished %s game from the journal; the "
+                                    "configured %s starts after it", game.name,
+                                    self.config.game.name)
+                    return
+        game = self.config.game.new_game()
+        self._open(game, self._new_clock(game))
+        wall = self.wall()
         try:
-            record = self.journal.resume()
-            if record is not None:
-                replayed = J.replay(record.header, record.entries, record.lines)
-                game = replayed.game
-                clock = None
-                if replayed.clock is not None:
-                    clock = Clock.from_dict(replayed.clock)
-                elif record.header.get("clock") is not None:
-                    clock = self._new_clock(game)
-                if game.name != self.config.game.name:
-                    log.warning("resuming the unfinished %s game from the journal; the "
-                                "configured %s starts after it", game.name,
-                                self.config.game.name)
-                self._say(f"Resumed {game.name} game {record.id} at ply {len(game.history)}.")
-                return game, clock
-        except JournalError as exc:
+            self.journal.begin(StartEntry.of(game, game_id=self.journal.new_id(wall, game.name),
+                                             wall=wall, clock=self.config.clock))
+        except OSError:
+            self._close_backends()
+            raise
+
+    def _read_journal(self) -> Record | None:
+        try:
+            return self.journal.resume()
+        except RecordError as exc:
             log.error("%s", exc)
             kept = self.journal.set_aside()
+            self._say(f"The journal could not be read; kept it as {kept}. New game.")
+            return None
+
+    def _replay(self, record: Record) -> tuple[Game[Any], Clock | None] | None:
+        try:
+            replayed = replay(record)
+        except RecordError as exc:
+            log.error("%s: %s", self.journal.current, exc)
+            kept = self.journal.set_aside()
             self._say(f"The journal could not be replayed; kept it as {kept}. New game.")
-        game = self.config.game.new_game()
-        clock = self._new_clock(game)
-        wall = self.wall()
-        self.journal.append(J.start_entry(game, game_id=self.journal.new_id(wall, game.name),
-                                          wall=wall, clock=self.config.clock))
+            return None
+        game = replayed.game
+        clock = None
+        if replayed.clock is not None:
+            clock = Clock.from_dict(replayed.clock)
+        elif record.header.clock is not None:
+            clock = self._new_clock(game)
         return game, clock
+
+    def _explicit_other_game(self, record: Record) -> bool:
+        """``--game`` names another game than the unfinished one: the user wants that."""
+        if self.config.sources.get("game.name") != "--game":
+            return False
+        return bool(record.header.game != self.config.game.name)
+
+    def _pause_current(self, why: str) -> None:
+        if not self.journal.in_progress():
+            return
+        record = self._read_journal()
+        if record is None:
+            return
+        self.journal.pause()
+        self._say(f"The unfinished {record.header.game} game {record.id} is kept ({why}); "
+                  f"resume it with: tavola run --resume {record.id}")
+
+    def _abandon_unresumable(self, game_id: str, game: Game[Any], why: Exception) -> None:
+        reason = f"cannot resume with this configuration: {why}"
+        path = self.journal.finish(ResultEntry.of(None, game.num_players, wall=self.wall(),
+                                                  now=self.clock(), reason=reason))
+        self._say(f"The unfinished {game.name} game {game_id} {reason}; filed it as abandoned "
+                  f"(tavola export {path.stem}). Starting {self.config.game.name}.")
 
     def _new_clock(self, game: Game[Any]) -> Clock | None:
         spec = self.config.clock
@@ -119,6 +188,23 @@ class Daemon:
         layout = Layout.load(file) if file else Layout.for_game(game.name)
         layout.check_cells(game.view(), game=game.name)
         return layout
+
+    def _open(self, game: Game[Any], clock: Clock | None) -> None:
+        """Layout, backends and session for ``game``; on any error nothing stays open.
+
+        StartupError or LayoutError: this game cannot be played with this configuration.
+        """
+        self.layout = self._layout(game)
+        self._backends(game)
+        try:
+            self.session = self._new_session(game, clock)
+        except BaseException:
+            self._close_backends()
+            raise
+
+    def _close_backends(self) -> None:
+        self.sensor.close()
+        self.leds.close()
 
     def _backends(self, game: Game[Any]) -> None:
         cfg = self.config
@@ -133,8 +219,12 @@ class Daemon:
             options.setdefault("start", game.view("identity"))  # Quinque's tile names
         options.update(self.extra_sensor_options)
         self.sensor = load_sensor(cfg.sensor.backend)(self.layout, **options)
-        self.leds = load_leds(cfg.leds.backend)(
-            self.layout, brightness=cfg.leds.brightness, **dict(cfg.leds.options))
+        try:
+            self.leds = load_leds(cfg.leds.backend)(
+                self.layout, brightness=cfg.leds.brightness, **dict(cfg.leds.options))
+        except BaseException:
+            self.sensor.close()
+            raise
 
     def _new_session(self, game: Game[Any], clock: Clock | None) -> Session:
         cfg = self.config
@@ -146,35 +236,41 @@ class Daemon:
 
     # ----------------------------------------------------------------- running
     async def run(self) -> int:
-        """Run until SIGTERM/SIGINT or ``quit``; returns the exit status."""
-        game, clock = self._resume_or_start()
-        self.layout = self._layout(game)
-        self._backends(game)
+        """Run until SIGTERM/SIGINT or ``quit``; returns the exit status (1 when the
+        sensing stopped: systemd restarts the daemon)."""
+        self._start()
+        status = 0
         try:
-            self.session = self._new_session(game, clock)
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGINT):
                 with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.add_signal_handler(sig, self.stopping.set)
             self._apply(self.session.start(self.clock(), self.wall()))
             if self.console is not None:
-                self._say("Type sensor events (d2, lift d2, place d4, d2-d4) or commands; "
-                          "help lists them.")
+                self._answer(FIRST_SCREEN)
                 loop.add_reader(self.console.fileno(), self._read_console)
-            tasks = [asyncio.create_task(self._sense()), asyncio.create_task(self._tick())]
-            await self.stopping.wait()
-            for task in tasks:
+            sensing = asyncio.create_task(self._sense())
+            ticking = asyncio.create_task(self._tick(sensing))
+            stop = asyncio.create_task(self.stopping.wait())
+            await asyncio.wait({sensing, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if sensing.done():
+                status = 1
+                error = None if sensing.cancelled() else sensing.exception()
+                why = f"{type(error).__name__}: {error}" if error else "the sensor stopped"
+                log.error("sensing stopped (%s); exiting so that the service restarts",
+                          why, exc_info=error)
+                print(f"tavola: sensing stopped ({why}); the game is kept", file=sys.stderr)
+            for task in (sensing, ticking, stop):
                 task.cancel()
-            for task in tasks:
-                with contextlib.suppress(asyncio.CancelledError):
+            for task in (sensing, ticking, stop):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
             if self.console is not None:
                 loop.remove_reader(self.console.fileno())
             self._shutdown()
-            return 0
+            return status
         finally:
-            self.sensor.close()
-            self.leds.close()
+            self._close_backends()
             self.notifier.close()
 
     async def _sense(self) -> None:
@@ -195,16 +291,20 @@ class Daemon:
                 self.ready = True
                 self.notifier.ready(self.session.status())
 
-    async def _tick(self) -> None:
+    async def _tick(self, sensing: asyncio.Task[None]) -> None:
         interval = self.notifier.watchdog_interval
         last_watchdog = 0.0
         while True:
             now = self.clock()
             try:
-                self._apply(self.session.tick(now, self.wall()))
+                # While the journal cannot be written, try again only now and then.
+                if self.session.unrecorded is None or now - self._last_retry >= RETRY_SECONDS:
+                    self._apply(self.session.tick(now, self.wall()))
             except Exception:
                 log.exception("error in the periodic tick")
-            if interval is not None and now - last_watchdog >= interval:
+            self._flush()
+            # The watchdog says "the board is followed": only while the sensing runs.
+            if interval is not None and now - last_watchdog >= interval and not sensing.done():
                 self.notifier.watchdog()
                 last_watchdog = now
             await asyncio.sleep(TICK_SECONDS)
@@ -224,64 +324,134 @@ class Daemon:
         return True
 
     def _start_new_game(self, game: Game[Any] | None = None) -> None:
-        old = self.session.game
-        if old.outcome() is None:  # left unfinished: filed as abandoned, no winner
-            entry = J.result_entry(None, old.num_players, wall=self.wall(), now=self.clock(),
-                                   reason="abandoned for a new game")
-            self._apply(Effects(journal=(entry,)))
+        """End the game in play (abandoned if unfinished) and start ``game`` (the
+        configured one by default) on this board; refused, with nothing written, if the
+        board cannot run it or the journal cannot be written."""
         game = game or self.config.game.new_game()
-        wall = self.wall()
-        self.journal.append(J.start_entry(game, game_id=self.journal.new_id(wall, game.name),
-                                          wall=wall, clock=self.config.clock))
+        try:
+            self.layout.check_cells(game.view(), game=game.name)
+            check_startup(game, self.sensor.capability, self.layout.cells)
+        except (StartupError, LayoutError) as exc:
+            self._say(f"Cannot start {game.name} on this board: {exc}. Restart with "
+                      f"'tavola run --game {game.name}' (its layout and sensor).")
+            return
+        old = self.session.game
+        now, wall = self.clock(), self.wall()
+        try:
+            if self.journal.in_progress():
+                if old.outcome() is None:  # left unfinished: filed as abandoned, no winner
+                    self.journal.finish(ResultEntry.of(None, old.num_players, wall=wall,
+                                                       now=now,
+                                                       reason=Reason.NEW_GAME))
+                else:
+                    self.journal.file()
+            self.journal.begin(StartEntry.of(game, game_id=self.journal.new_id(wall, game.name),
+                                             wall=wall, clock=self.config.clock))
+        except OSError as exc:
+            self._apply(self.session.cannot_record(_problem(exc), now))
+            return
         self.session = self._new_session(game, self._new_clock(game))
         self._say(f"New game of {game.name}.")
-        self._apply(self.session.start(self.clock(), wall))
+        self._apply(self.session.start(now, wall))
 
     def _read_console(self) -> None:
+        # Read the descriptor itself, not readline(): a buffered reader would keep the
+        # second of two lines pasted (or piped) at once where the event loop cannot see it.
         assert self.console is not None
-        line = self.console.readline()
-        if not line:
-            asyncio.get_running_loop().remove_reader(self.console.fileno())
+        fd = self.console.fileno()
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
             return
-        self.console_line(line)
+        if not chunk:  # end of input: the last unterminated line still counts
+            asyncio.get_running_loop().remove_reader(fd)
+            lines, self._typed = [self._typed], ""
+        else:
+            self._typed += chunk.decode("utf-8", errors="replace")
+            *lines, self._typed = self._typed.split("\n")
+        for line in lines:
+            self.console_line(line)
 
     def console_line(self, line: str) -> None:
-        """One typed line: a session command, ``play MOVE``, or a simulated sensor event."""
+        """One typed line: a session command, ``play MOVE``, or a simulated sensor event.
+
+        The answer (help, status, an error) is drawn at once, not at the next board event.
+        """
         text = line.strip()
-        if not text:
+        if not text:  # Enter: the player to move has the screen, show their cards
+            if self.session.game.hidden_information:
+                self._shown_to = self.session.game.current_player
+                self._draw(important=True)
             return
         word, _, rest = text.partition(" ")
         now, wall = self.clock(), self.wall()
+        self._reply = []
         try:
             if word == "quit":
                 self.stopping.set()
             elif word == "new":
                 self._start_new_game()
             elif word == "status":
-                self._say(self.session.status())
-            elif word == "help" and not rest:
-                self._say(CONSOLE_HELP)
-            elif word in ("undo", "resign", "draw"):
+                self._answer(self.session.status())
+            elif word == "help" and rest in ("all", "sim"):
+                language = getattr(self.sensor, "type_line", None)
+                self._answer(CONSOLE_HELP + ("\n" + language("help") if language else ""))
+            elif word == "help":
+                self._answer(CONSOLE_HELP)
+            elif word in ("undo", "resign", "draw", "hint"):
                 self._apply(self.session.command(word, now, wall))
             elif word == "play" and rest:
                 self._apply(self.session.command(rest, now, wall))
             elif hasattr(self.sensor, "type_line"):
                 reply = self.sensor.type_line(self.session.complete_sim_move(text))
+                if reply.startswith("error:"):  # perhaps a move in the game's notation
+                    reply = self._play_on_board(text) or reply
                 if reply:
-                    self._say(reply)
+                    self._answer(reply)
             else:
-                self._say(f"Unknown command {word!r}; type help.")
+                self._answer(f"Unknown command {word!r}; type help.")
         except Exception:
             log.exception("error while handling %r", text)
+        self._draw(important=True)
+
+    def _play_on_board(self, text: str) -> str:
+        """On the simulator, a move in the game's notation that is not a simulator command
+        (Quinque's ``t 2,1``) moves the simulated pieces as the move does. Returns the
+        answer to show ('' when the move was put on the board or is not a move at all)."""
+        game = self.session.game
+        try:
+            move = game.parse_move(text)
+        except ValueError:
+            return ""
+        if not game.is_legal(move):
+            return f"Illegal: {game.explain(move)}"
+        probe = game.copy()
+        probe.apply(move)
+        script = board_events(game.view("identity"), probe.view("identity"))
+        if not script:
+            return f"{move} changes nothing on the board: type play {move}"
+        try:  # the simulated board may not hold what the game has (a mismatch in play)
+            self.sensor.run_script(script, source=str(move))  # type: ignore[attr-defined]
+        except ValueError as exc:
+            return f"error: {exc} (the board differs from the game: put it right first)"
+        return ""
 
     # ----------------------------------------------------------------- effects
     def _apply(self, fx: Effects) -> None:
-        for entry in fx.journal:
-            if entry["type"] == "result":
-                path = self.journal.finish(entry)
-                self._say(f"Game recorded as {path.stem} (tavola export {path.stem}).")
+        """Write the journal entries first; only once they are on disk does the session's
+        new state stand and do the LEDs and status show it."""
+        session = self.session
+        if fx.journal:
+            now = self.clock()
+            self._last_retry = now
+            try:
+                self._write(fx.journal)
+            except OSError as exc:
+                session.rollback()
+                fx = session.cannot_record(_problem(exc), now)
             else:
-                self.journal.append(entry)
+                session.commit()
+                fx = session.recording_again(now) + fx
         if fx.frame is not None:
             self.leds.show(fx.frame)
         if fx.status is not None:
@@ -291,13 +461,28 @@ class Daemon:
         if fx.frame is not None or fx.log or fx.status is not None:
             self._draw(important=bool(fx.log or fx.journal))
 
+    def _write(self, entries: tuple[Entry, ...]) -> None:
+        """Append the entries in one fsynced write; a result files the game after it."""
+        self.journal.append(*entries)
+        for entry in entries:
+            match entry:
+                case ResultEntry():
+                    path = self.journal.file()
+                    self._say(f"Game recorded as {path.stem} (tavola export {path.stem}).")
+                case _:
+                    pass
+
     def _shutdown(self) -> None:
         self.notifier.stopping()
         now, wall = self.clock(), self.wall()
         clock = self.session.clock
-        if clock is not None and self.session.game.outcome() is None:
+        if clock is not None and self.session.game.outcome() is None \
+                and self.journal.in_progress():
             clock.pause(now)
-            self.journal.append(J.clock_entry(clock.to_dict(now), wall=wall, now=now))
+            try:
+                self.journal.append(ClockEntry(clock.to_dict(now), wall, now))
+            except OSError as exc:  # the last checkpoint stands; at most that time is lost
+                log.warning("could not checkpoint the clock on the way out: %s", exc)
         self.leds.show((OFF,) * self.leds.count)
         self._say("Stopped; the game is kept and resumes at the next start.")
 
@@ -305,32 +490,81 @@ class Daemon:
         log.info("%s", line)
         self._log_tail = (self._log_tail + line.splitlines())[-8:]
 
+    def _answer(self, text: str) -> None:
+        """The reply to a console line: logged, and shown whole under the status."""
+        log.info("%s", text)
+        self._reply = text.splitlines()
+        self._dirty = True
+
     def _draw(self, important: bool) -> None:
-        """Redraw the terminal view: on every event, at most twice a second for blinking."""
+        """Redraw the terminal view: at once for an event, at most twice a second for
+        blinking; a redraw held back is made by the next tick (:meth:`_flush`)."""
+        self._dirty = True
+        self._flush(force=important)
+
+    def _flush(self, force: bool = False) -> None:
         if self.out is None:
             return
         now = self.clock()
-        if not important and now - self._last_draw < 0.5:
+        status = self.session.status()
+        if status != self._drawn_status:  # the clocks' times, a state the tick changed
+            self._dirty = True
+        if not self._dirty or (not force and now - self._last_draw < 0.5):
             return
-        self._last_draw = now
+        self._last_draw, self._dirty, self._drawn_status = now, False, status
         render = getattr(self.leds, "render", None)
         board = ""
         if render is not None:
             pieces = getattr(self.sensor, "board", None)
-            board = render(None, pieces) if pieces is not None else render()
-        lines = ["\x1b[H\x1b[2J" + board, self.session.status(), *self._log_tail, "> "]
+            board = render(None, self._owners(pieces)) if pieces is not None else render()
+        if not self.layout.cells:  # an open table (Quinque): the game draws the position
+            board = f"{self.session.game}\n{board}"
+        lines = ["\x1b[H\x1b[2J" + board, status, *self._hand(), *self._log_tail,
+                 *self._reply, "> "]
         print("\n".join(lines), end="", file=self.out, flush=True)
+
+    def _hand(self) -> list[str]:
+        """A game with hidden cards (Sequence for Kids, dealt): the hand of the player to
+        move, once they have the screen; before that, whom to pass it to."""
+        game = self.session.game
+        if not game.hidden_information or game.outcome() is not None:
+            return []
+        player = game.current_player
+        if self._shown_to != player:
+            return [f"Pass the screen to {game.player_names[player]}, then press Enter to "
+                    "see the cards."]
+        return [game.private_text(player)]
+
+    def _owners(self, pieces: Mapping[str, str]) -> dict[str, str]:
+        """The simulated board with each plain piece (an occupancy sensor's ``#``) named by
+        its owner where the game has one there, so morris and draughts men show W or B."""
+        shown = self.session.game.view("identity")
+        return {c: (shown.get(c) or t) if t == "#" else t for c, t in pieces.items()}
+
+
+def board_events(before: Mapping[str, str], after: Mapping[str, str]) -> str:
+    """The simulator's raw events that turn the board ``before`` into ``after`` at once
+    (cell -> token): lift every piece that leaves or changes, then place the new ones."""
+    lines = [f"lift {c}" for c, t in before.items() if t and after.get(c, "") != t]
+    lines += [f"place {c} {t}" for c, t in after.items() if t and before.get(c, "") != t]
+    return "\n".join(lines)
+
+
+def _problem(exc: OSError) -> str:
+    """An OSError in a few words: 'No space left on device'."""
+    return exc.strerror or str(exc)
 
 
 def main(config: Config, *, console: TextIO | None, out: TextIO | None,
-         sensor_options: Mapping[str, Any] | None = None) -> int:
+         sensor_options: Mapping[str, Any] | None = None, resume: str | None = None) -> int:
     """Run the daemon; start-up errors are one clear line and exit status 2."""
     level = getattr(logging, config.log.level.upper(), logging.INFO)
     if out is not None:  # the terminal view shows the events itself; keep only problems
         level = max(level, logging.WARNING)
     logging.basicConfig(level=level, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
-    daemon = Daemon(config, console=console, out=out, sensor_options=sensor_options)
+    daemon = Daemon(config, console=console, out=out, sensor_options=sensor_options,
+                    resume=resume)
     try:
         return asyncio.run(daemon.run())
     except (StartupError, LayoutError, ImportError, ValueError, OSError) as exc:

@@ -8,7 +8,8 @@ Colour meanings (DESIGN.md): legal target white, lifted origin cyan, last move g
 blue, mismatch or illegal red (blinking), winning line gold, the move timer a run draining
 green -> amber -> red. Two more states use the same colours in a way that stays readable:
 an ambiguous move blinks its candidate cells white, and a lost sensor ("board
-disconnected") shows every cell dim red, steady, until it is back.
+disconnected") or a journal that cannot be written ("cannot record") shows every cell dim
+red, steady, until it is back.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-RGB = tuple[int, int, int]
-Frame = tuple[RGB, ...]
+from tavola.hardware.base import RGB, Frame
 
 OFF: RGB = (0, 0, 0)
 WHITE: RGB = (255, 255, 255)
@@ -75,6 +75,7 @@ class Scene:
     winning: frozenset[str] = frozenset()
     timer: tuple[RGB, ...] = ()  # colours of the timer run, from controller.clock
     disconnected: bool = False
+    unrecorded: bool = False  # the journal cannot be written: nothing else is shown
 
 
 def blink_on(now: float, hz: float = BLINK_HZ) -> bool:
@@ -106,9 +107,11 @@ def render(strip: Strip, scene: Scene, now: float) -> Frame:
     """The frame for ``scene``; cells the strip has no LED for are left out."""
     frame = [OFF] * strip.count
     leds = strip.leds
-    if scene.disconnected:
+    if scene.disconnected or scene.unrecorded:
         for led in leds.values():
             frame[led] = DIM_RED
+        if scene.unrecorded:
+            return tuple(frame)
     for cell, colour in cell_colours(scene, now).items():
         at = leds.get(cell)
         if at is not None:

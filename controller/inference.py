@@ -167,7 +167,7 @@ class Expectations:
         player = game.current_player
         runs: list[Seq] = []  # first actions after which the same player acts again
         for move in game.legal_moves():
-            game._push(move)
+            game.push(move)
             after = game.view(capability)
             if after != current or game.outcome() is not None:
                 add((move,), after)
@@ -176,13 +176,13 @@ class Expectations:
             elif game.current_player != player:
                 # A silent action that ends the turn: the next player's actions follow it.
                 for nxt in game.legal_moves():
-                    game._push(nxt)
+                    game.push(nxt)
                     add((move, nxt), game.view(capability))
                     game.undo()
             game.undo()
         if len(runs) <= RUN_STARTS:
             for run in runs:
-                game._push(run[0])
+                game.push(run[0])
                 _extend_run(game, capability, run, player, add)
                 game.undo()
         equivalent: dict[Seq, list[Seq]] = {}
@@ -204,7 +204,7 @@ def _extend_run(game: Game[Any], capability: Capability, run: Seq, player: int,
         return
     before = game.view(capability)
     for move in game.legal_moves():
-        game._push(move)
+        game.push(move)
         after = game.view(capability)
         if after != before:
             seq = (*run, move)
@@ -222,7 +222,7 @@ def _distinct_outcomes(
     seen: dict[str, Seq] = {}
     for seq in seqs:
         for move in seq:
-            game._push(move)
+            game.push(move)
         key = json.dumps(game.to_dict()["state"], sort_keys=True, default=str)
         for _ in seq:
             game.undo()
@@ -239,6 +239,10 @@ class _Explanation:
     plies: int = 0  # takeback: actions undone; amend: actions replaced
 
 
+SETTLE_SECONDS = 0.3  # the default settle time ([inference] settle)
+GRACE_SECONDS = 3.0  # the default grace time before a mismatch ([inference] grace)
+
+
 class Inference:
     """Explains settled readings for one game; keeps the timers for settle and grace."""
 
@@ -246,8 +250,8 @@ class Inference:
         self,
         capability: Capability,
         *,
-        settle: float = 0.25,
-        grace: float = 1.5,
+        settle: float = SETTLE_SECONDS,
+        grace: float = GRACE_SECONDS,
         ignore: frozenset[str] = frozenset(),
     ) -> None:
         self.capability = capability
@@ -392,7 +396,7 @@ class Inference:
         self._previous = None
         probe = game.copy()
         for move in previous:
-            probe._push(move)
+            probe.push(move)
         if probe.outcome() is not None or probe.current_player == game.current_player:
             return None
         after = Expectations.of(probe, self.capability)

@@ -3,6 +3,9 @@
 systemd passes ``$NOTIFY_SOCKET`` (a path, or ``@name`` for the abstract namespace) to a
 ``Type=notify`` service and ``$WATCHDOG_USEC`` when ``WatchdogSec=`` is set. Outside systemd
 both are absent and every call does nothing, so the daemon runs the same in a terminal.
+
+The socket is non-blocking: when systemd does not read (its queue is full) a message is
+dropped with one warning, and the daemon's loop never waits for it.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ class Notifier:
         )
         self._sock: socket.socket | None = None
         self._last_status = ""
+        self._failing = False  # warned about a failure already; quiet until one succeeds
 
     @property
     def enabled(self) -> bool:
@@ -42,12 +46,16 @@ class Notifier:
             return False
         try:
             if self._sock is None:
-                self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+                self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC
+                                           | socket.SOCK_NONBLOCK)
             self._sock.sendto("\n".join(lines).encode(), self._address)
-            return True
-        except OSError as exc:  # systemd gone or socket full: never fatal to the game
-            log.warning("sd_notify failed: %s", exc)
+        except OSError as exc:  # systemd gone or its queue full: never fatal to the game
+            if not self._failing:
+                log.warning("sd_notify failed (%s); dropping messages until it works", exc)
+            self._failing = True
             return False
+        self._failing = False
+        return True
 
     def ready(self, status: str = "") -> None:
         self.send("READY=1", *([f"STATUS={status}"] if status else []))

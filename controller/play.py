@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tavola.games import Game, IllegalMoveError, Outcome
+from tavola.record import describe
 
 CLEAR = "\x1b[2J\x1b[H"
 
@@ -24,15 +25,6 @@ Type a move in the game's notation, or one of:
   save FILE     write the game to FILE (resume with: tavola play --load FILE)
   help          this text
   quit          leave (Ctrl-D too)"""
-
-
-def describe(game: Game[Any], outcome: Outcome) -> str:
-    """'White wins (no legal move)' / 'Draw (threefold repetition)'."""
-    if outcome.winner is None:
-        return f"Draw ({outcome.reason})"
-    names = " and ".join(game.player_names[w] for w in outcome.winners)
-    verb = "win" if len(outcome.winners) > 1 else "wins"
-    return f"{names} {verb} ({outcome.reason})"
 
 
 def play(
@@ -57,7 +49,7 @@ def play(
             shown_to = game.current_player
         write(str(game))
         if outcome is not None:
-            write(f"Game over: {describe(game, outcome)}. Type undo or quit.")
+            write(f"Game over: {describe(outcome, game.player_names)}. Type undo or quit.")
             prompt = "> "
         else:
             private = game.private_text(game.current_player) if hidden else ""
@@ -86,8 +78,13 @@ def play(
                 write(f"Took back {game.undo()}.")
                 shown_to = game.current_player if hidden else None
         elif command == "save" and arg:
-            Path(arg).write_text(json.dumps(game.to_dict(), indent=1) + "\n")
-            write(f"Saved to {arg}.")
+            try:
+                Path(arg).write_text(json.dumps(game.to_dict(), indent=1) + "\n")
+            except OSError as exc:  # a typo in the path must not end the game
+                write(f"Cannot save to {arg}: {exc.strerror or exc}; the game goes on "
+                      "(save to another file).")
+            else:
+                write(f"Saved to {arg}.")
         else:
             try:
                 move = game.parse_move(line)

@@ -6,27 +6,43 @@ The daemon hands every sensor event, console command and periodic tick to a
 LED frame, then the status and log lines. Nothing here does I/O or reads a clock, so whole
 games run in tests instantly.
 
+The journal is the truth, so an input that yields journal entries is a proposal: the
+session's new state is staged until the daemon reports the entries written with
+:meth:`Session.commit`. If they cannot be written, :meth:`Session.rollback` puts the state
+back as it was before the input (game, clock, inference, flags), and
+:meth:`Session.cannot_record` shows every cell dim red with the reason in the status; the
+readings keep coming, and the first proposal that can be written ends that state
+(:meth:`Session.recording_again`). The board still shows the move, so it is accepted again
+then: an action counts once it is on disk, never before.
+
 Referee policies (``[game] policy``):
 
-- ``teaching``: lifted pieces light their legal targets (if ``hints``); an illegal move
-  blinks red where the board differs and must be taken back before play goes on; a takeback
-  of earlier moves is allowed.
-- ``arbiter``: no hints unless asked; an illegal move or a takeback is recorded in the
-  journal with its time and flagged (counted per player in the status), and the position
-  must still be corrected.
+- ``teaching``: lifted pieces light their legal targets white (if ``hints``); an illegal
+  move blinks red where the board differs and must be taken back before play goes on; a
+  takeback of earlier moves is allowed.
+- ``arbiter``: no legal targets; an illegal move or a takeback is recorded in the journal
+  with its time and flagged (counted per player in the status), and the position must
+  still be corrected.
+
+Under both, ``hints`` (on by default) lets a player ask: the command ``hint`` lights the
+moves of the player to move in blue until the next action; ``hints = false`` turns both
+the white targets and ``hint`` off (docs/config.md).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from tavola import journal as J
 from tavola.clock import Clock, LowTime, TimeOut, timer_colours
-from tavola.feedback import Frame, LedMap, Scene, Strip, render
-from tavola.games import Capability, Game, Outcome
+from tavola.feedback import LedMap, Scene, Strip, render
+from tavola.games import Capability, Game, Outcome, Reason
+from tavola.hardware.base import Frame
 from tavola.inference import (
+    GRACE_SECONDS,
+    SETTLE_SECONDS,
     Accepted,
     Ambiguous,
     Amended,
@@ -37,7 +53,19 @@ from tavola.inference import (
     Takeback,
     change_between,
 )
-from tavola.play import describe
+from tavola.record import (
+    ActionEntry,
+    AmendEntry,
+    ClockEntry,
+    Entry,
+    IllegalEntry,
+    ResultEntry,
+    TimeoutEntry,
+    UndoEntry,
+    checkpoint_due,
+    describe,
+)
+from tavola.tray import tray_reading, tray_slots
 
 Policy = Literal["teaching", "arbiter"]
 POLICIES: tuple[str, ...] = ("teaching", "arbiter")
@@ -51,7 +79,7 @@ class StartupError(ValueError):
 class Effects:
     """What the daemon must do, in this order."""
 
-    journal: tuple[dict[str, Any], ...] = ()  # append and fsync before the frame
+    journal: tuple[Entry, ...] = ()  # append and fsync before the frame, then commit
     frame: Frame | None = None  # None: the LEDs stay as they are
     status: str | None = None  # one line: sd_notify STATUS, the terminal
     log: tuple[str, ...] = ()  # human-readable events
@@ -67,11 +95,29 @@ class Effects:
         )
 
 
+@dataclass
+class _Staged:
+    """The session as it was before the input in hand, to put back if its entries cannot
+    be written. The game is copied only when the input changes it."""
+
+    clock: Clock | None
+    result: Result
+    last_move: frozenset[str]
+    flags: list[int]
+    mismatch_recorded: bool
+    last_clock_write: float | None
+    last_frame: Frame | None
+    window: tuple[int, int | None] = (0, None)  # the amendment window and its player
+    game: Game[Any] | None = None
+
+
 def check_startup(
-    game: Game[Any], capability: Capability, layout_cells: Iterable[str] | None
+    game: Game[Any], capability: Capability, layout_cells: Iterable[str] | None,
+    tray: Mapping[str, str] | None = None,
 ) -> None:
-    """Refuse a game the sensor cannot follow, or a layout that lacks the game's cells."""
-    if game.needs == "identity" and capability != "identity":
+    """Refuse a game the sensor cannot follow, or a layout that lacks the game's cells.
+    A reserve ``tray`` (slot -> piece) lets an occupancy sensor follow an identity game."""
+    if game.needs == "identity" and capability != "identity" and not tray:
         raise StartupError(
             f"{game.name} needs a sensor that tells pieces apart (identity): the board's "
             f"sensor only sees occupancy. Use the camera ([sensor] backend = \"camera\") or "
@@ -100,23 +146,26 @@ class Session:
         cells: Iterable[str] = (),
         policy: Policy = "teaching",
         hints: bool = True,
-        settle: float = 0.25,
-        grace: float = 1.5,
+        settle: float = SETTLE_SECONDS,
+        grace: float = GRACE_SECONDS,
         clock: Clock | None = None,
         last_clock_write: float | None = None,
     ) -> None:
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
-        check_startup(game, capability, cells)
+        # A reserve tray names the pieces an occupancy board reads (controller/tray.py).
+        self.tray = tray_slots(layout) if (
+            game.needs == "identity" and capability == "occupancy") else {}
+        check_startup(game, capability, cells, self.tray)
         self.game = game
         self.strip = Strip.of(layout)
-        self.capability = capability
+        self.capability: Capability = "identity" if self.tray else capability
         self.cells = tuple(cells) or tuple(game.view())
         self.policy = policy
         self.hints = hints
         self.clock = clock
         trays = frozenset(getattr(layout, "sensed", ())) - set(self.cells)
-        self.inference = Inference(capability, settle=settle, grace=grace, ignore=trays)
+        self.inference = Inference(self.capability, settle=settle, grace=grace, ignore=trays)
         self.result: Result = Pending()
         self.last_move: frozenset[str] = frozenset()
         self.disconnected: str | None = None
@@ -129,6 +178,10 @@ class Session:
         # corrected on the board because the next player has not acted yet.
         self.window = 0
         self._window_player: int | None = None
+        self.unrecorded: str | None = None  # why the journal cannot be written, if it cannot
+        self._staged: _Staged | None = None
+        self._hint: tuple[int, frozenset[str]] | None = None  # (ply asked at, cells)
+        self._now = 0.0  # the latest time seen, for the clocks in the status
 
     # ----------------------------------------------------------------- inputs
     def start(self, now: float, wall: float) -> Effects:
@@ -145,22 +198,28 @@ class Session:
         uncertain: frozenset[str] = frozenset(),
     ) -> Effects:
         """A new settled reading of the board."""
+        self._stage()
         fx = Effects()
         if self.disconnected is not None:
             self.disconnected = None
             fx += Effects(log=("Board reconnected; resynchronised from a full reading.",))
+        if self.tray:
+            cells, uncertain = tray_reading(self.game.view("identity"), cells, self.tray,
+                                            uncertain)
         self._sensed = dict(cells)
         result = self.inference.update(self.game, cells, now, uncertain, self.window)
         return fx + self._handle(result, now, wall)
 
     def on_fault(self, message: str, now: float) -> Effects:
         """The sensor lost the board: show it, keep the game, wait for the next snapshot."""
+        self._stage()
         self.disconnected = message
         return self._show(now, force=True) + Effects(
             status=self.status(), log=(f"Board disconnected: {message}",))
 
     def tick(self, now: float, wall: float) -> Effects:
         """Time passes: settle and grace timers, the clock, blinking LEDs."""
+        self._stage()
         fx = Effects()
         if self._sensed is not None and self.disconnected is None:
             before = self.result
@@ -170,15 +229,16 @@ class Session:
         if self.clock is not None and self.game.outcome() is None:
             fx += self._clock_events(self.clock.tick(now), now, wall)
         if self.clock is not None and self.game.outcome() is None and (
-            self._last_clock_write is None or J.checkpoint_due(self._last_clock_write, now)
+            self._last_clock_write is None or checkpoint_due(self._last_clock_write, now)
         ):
             self._last_clock_write = now
-            fx += Effects(journal=(J.clock_entry(self.clock.to_dict(now), wall=wall, now=now),))
+            fx += Effects(journal=(ClockEntry(self.clock.to_dict(now), wall, now),))
         return fx + self._show(now)
 
     def command(self, text: str, now: float, wall: float) -> Effects:
         """A line from the console: a move (to resolve an ambiguity, or an action the
         board cannot show), ``undo``, ``resign``, ``draw``."""
+        self._stage()
         text = text.strip()
         game = self.game
         if game.outcome() is not None:
@@ -187,11 +247,17 @@ class Session:
         if text == "undo":
             if not game.history:
                 return Effects(log=("Nothing to undo.",))
+            still = self._board_still_shows_last()
+            if still:  # undoing here would only be played again from the board's reading
+                return Effects(log=(f"The board still shows {game.history[-1]}: take it back "
+                                    f"on the board ({still}); the takeback is read from it.",))
             return self._takeback(1, now, wall, sensed=False)
+        if text == "hint":
+            return self._ask_hint(now)
         if text in ("resign", "draw"):
-            player = game.current_player
-            outcome = (Outcome(None, "agreement") if text == "draw" else
-                       Outcome(None if game.num_players != 2 else 1 - player, "resignation"))
+            outcome = (Outcome(None, Reason.AGREEMENT) if text == "draw" else
+                       game.resignation(game.current_player))
+            self._touch_game()
             game.adjudicate(outcome)
             return self._finish(outcome, now, wall)
         try:
@@ -228,6 +294,90 @@ class Session:
         token = probe.view(self.capability).get(word.split(">")[1].split(":")[0], "")
         return f"{word} {token}" if token else text
 
+    # ----------------------------------------------------------------- recording
+    def commit(self) -> None:
+        """The daemon wrote the last input's journal entries: its new state stands."""
+        self._staged = None
+
+    def rollback(self) -> None:
+        """The last input's journal entries could not be written: put the session back as
+        it was before that input. The reading stays; it is judged again next time."""
+        staged, self._staged = self._staged, None
+        if staged is None:
+            return
+        if staged.game is not None:
+            self.game = staged.game
+        self.clock = staged.clock
+        self.result = staged.result
+        self.last_move = staged.last_move
+        self.flags = staged.flags
+        self._mismatch_recorded = staged.mismatch_recorded
+        self.window, self._window_player = staged.window
+        self._last_clock_write = staged.last_clock_write
+        self._last_frame = staged.last_frame
+        self.inference.reset()
+
+    def cannot_record(self, problem: str, now: float) -> Effects:
+        """Writing the journal failed with ``problem``: show it until it works again."""
+        first = self.unrecorded is None
+        self.unrecorded = problem
+        log = (f"Cannot record the game: {problem}. Moves wait until the journal can be "
+               f"written; retrying.",) if first else ()
+        return self._show(now, force=first) + Effects(status=self.status(), log=log)
+
+    def recording_again(self, now: float) -> Effects:
+        """The journal could be written again after :meth:`cannot_record`."""
+        if self.unrecorded is None:
+            return Effects()
+        self.unrecorded = None
+        return self._show(now, force=True) + Effects(
+            status=self.status(), log=("The journal can be written again; play on.",))
+
+    def _stage(self) -> None:
+        self._staged = _Staged(
+            copy.deepcopy(self.clock), self.result, self.last_move, list(self.flags),
+            self._mismatch_recorded, self._last_clock_write, self._last_frame,
+            (self.window, self._window_player))
+
+    def _touch_game(self) -> None:
+        """The game is about to change: keep a copy to put back (once per input)."""
+        if self._staged is not None and self._staged.game is None:
+            self._staged.game = self.game.copy()
+    def _ask_hint(self, now: float) -> Effects:
+        """Light, in blue, every cell a legal action of the player to move changes."""
+        if not self.hints:
+            return Effects(log=("Hints are off on this board ([game] hints = false).",))
+        game = self.game
+        cells = self.inference.expectations(game).touched
+        self._hint = (len(game.history), frozenset(cells))
+        who = game.player_names[game.current_player]
+        return Effects(log=(f"Hint: {who}'s legal moves are lit blue.",)) + self._show(
+            now, force=True)
+
+    def _board_still_shows_last(self) -> str:
+        """If the board reads the position after the last action, and that action changed
+        the board, what to do there to take it back ('' otherwise)."""
+        game, sensed = self.game, self._sensed
+        if sensed is None:
+            return ""
+        after = game.view(self.capability)
+        probe = game.copy()
+        probe.undo()
+        before = probe.view(self.capability)
+        if before == after or any(sensed.get(c, "") != v for c, v in after.items()):
+            return ""
+        steps = []
+        for cell in sorted(set(before) | set(after)):
+            was, now_ = before.get(cell, ""), after.get(cell, "")
+            if was == now_:
+                continue
+            if not was:
+                steps.append(f"lift {cell}")
+            else:
+                steps.append(f"put {was if self.capability == 'identity' else 'a piece'} "
+                             f"back on {cell}")
+        return ", ".join(steps)
+
     def prepare(self) -> None:
         """Precompute the expectations of the position in play (call when idle)."""
         if self.game.outcome() is None:
@@ -261,9 +411,10 @@ class Session:
         self, moves: tuple[Any, ...], cells: frozenset[str], now: float, wall: float
     ) -> Effects:
         game = self.game
-        entries: list[dict[str, Any]] = []
+        entries: list[Entry] = []
         logs: list[str] = []
         before = game.view(self.capability)
+        self._touch_game()
         for move in moves:
             player = game.current_player
             if player == self._window_player:
@@ -280,8 +431,8 @@ class Session:
                     self._clock_switch(now)
                 clock_state = self.clock.to_dict(now)
                 self._last_clock_write = now
-            entries.append(J.action_entry(move, player=player, ply=len(game.history),
-                                          wall=wall, now=now, clock=clock_state))
+            entries.append(ActionEntry(str(move), player, len(game.history), wall, now,
+                                       clock_state))
             logs.append(f"{game.player_names[player]}: {move}")
         self.last_move = cells or frozenset(
             c for c, _ in change_between(before, game.view(self.capability)))
@@ -301,6 +452,7 @@ class Session:
         """Replace the last mover's last actions by what the board now shows: a piece set
         one cell off and moved on is a correction, not a takeback and not an illegal move."""
         game = self.game
+        self._touch_game()
         player_before = game.current_player
         replaced = [game.undo() for _ in range(result.replaced)][::-1]
         player = game.current_player
@@ -319,8 +471,8 @@ class Session:
         logs = [f"{game.player_names[player]}: {old} corrected to {new}."]
         if self.policy == "arbiter":
             logs.append("Correction recorded for the arbiter.")
-        entry = J.amend_entry(replaced, result.moves, player=player, ply=len(game.history),
-                              wall=wall, now=now, clock=clock_state)
+        entry = AmendEntry(tuple(map(str, replaced)), tuple(map(str, result.moves)), player,
+                           len(game.history), wall, now, clock_state)
         self.last_move = result.cells
         self.result = Pending()
         fx = Effects(journal=(entry,), log=tuple(logs))
@@ -335,8 +487,9 @@ class Session:
         # correcting them, not taking back a move: no flag.
         correction = plies <= self.window
         self.window = max(0, self.window - plies)
-        entries: list[dict[str, Any]] = []
+        entries: list[Entry] = []
         logs: list[str] = []
+        self._touch_game()
         for _ in range(plies):
             if not game.history:
                 break
@@ -347,8 +500,8 @@ class Session:
                     self.clock.switch(game.current_player, now, completed=False)
                 else:
                     self.clock.resume(now)
-            entries.append(J.undo_entry(move, player=game.current_player, wall=wall, now=now,
-                                        clock=self.clock.to_dict(now) if self.clock else None))
+            entries.append(UndoEntry(str(move), game.current_player, wall, now,
+                                     self.clock.to_dict(now) if self.clock else None))
             logs.append(f"Took back {move}.")
         if self.policy == "arbiter" and sensed and entries and not correction:
             self.flags[game.current_player] += 1
@@ -369,9 +522,8 @@ class Session:
             if self.policy == "arbiter":
                 self.flags[player] += 1
             fx += Effects(
-                journal=(J.illegal_entry(sensed=sensed, reason=reason, player=player,
-                                         wall=wall, now=result.since),),
-                log=(f"Illegal position: {reason}",))
+                journal=(IllegalEntry(sensed, reason, player, wall, result.since),),
+                log=(f"Illegal position: {self.refusal() or reason}",))
         return fx + self._show(now) + Effects(status=self.status())
 
     def _why(self, cells: frozenset[str]) -> str:
@@ -392,14 +544,14 @@ class Session:
                 fx += Effects(log=(f"{name}: {event.seconds_left:.0f} s left ({event.kind}).",))
             elif isinstance(event, TimeOut):
                 before = len(game.history)
+                self._touch_game()
                 outcome = game.time_out(event.player)
                 played = game.history[before:]
                 assert self.clock is not None
                 if played and game.outcome() is None:
                     self._clock_switch(now)
-                entry = J.timeout_entry(event.player, event.kind, wall=wall, now=now,
-                                        outcome=outcome, played=played,
-                                        clock=self.clock.to_dict(now))
+                entry = TimeoutEntry(event.player, event.kind, wall, now, outcome,
+                                     tuple(str(m) for m in played), self.clock.to_dict(now))
                 what = "loses on time" if outcome else (
                     "loses the turn" if played else "is out of time (warning)")
                 fx += Effects(journal=(entry,), log=(f"{name} {what}.",))
@@ -414,8 +566,9 @@ class Session:
                 adjudicated: bool = True) -> Effects:
         if self.clock is not None:
             self.clock.pause(now)
-        entry = J.result_entry(outcome, self.game.num_players, wall=wall, now=now)
-        return Effects(journal=(entry,), log=(f"Game over: {describe(self.game, outcome)}.",),
+        entry = ResultEntry.of(outcome, self.game.num_players, wall=wall, now=now)
+        said = describe(outcome, self.game.player_names)
+        return Effects(journal=(entry,), log=(f"Game over: {said}.",),
                        finished=outcome) + self._show(now, force=True) + Effects(
                            status=self.status())
 
@@ -424,7 +577,11 @@ class Session:
         """What the LEDs should show now: the last move and the timer, plus the state of
         the reading in play (lifted pieces, candidates, errors), or the winning line."""
         game, result = self.game, self.result
+        if self.unrecorded is not None:
+            return Scene(unrecorded=True)
         base = Scene(last_move=self.last_move, disconnected=self.disconnected is not None)
+        if self._hint is not None and self._hint[0] == len(game.history):
+            base = replace(base, hint=self._hint[1])
         if game.outcome() is not None:
             return replace(base, winning=frozenset(game.winning_cells()))
         if self.clock is not None:
@@ -434,20 +591,27 @@ class Session:
                     shown.fraction_left, shown.seconds_left, len(self.strip.timer), now))
         if isinstance(result, Pending) and result.changed and result.known:
             return replace(base, lifted=result.lifted,
-                           targets=result.targets if self.hints else frozenset())
+                           targets=result.targets if self.shows_targets else frozenset())
         if isinstance(result, Ambiguous):
             return replace(base, candidates=result.cells)
         if isinstance(result, Mismatch):
             # Teaching: where a piece belongs, besides blinking where the board is wrong.
-            expected = self.inference.expectations(game).current if self.hints else {}
+            expected = self.inference.expectations(game).current if self.shows_targets else {}
             return replace(base, last_move=frozenset(), error=result.cells,
                            targets=frozenset(c for c in result.cells if expected.get(c)))
         return base
 
+    @property
+    def shows_targets(self) -> bool:
+        """Whether lifted pieces light their legal targets: teaching, with hints on."""
+        return self.hints and self.policy == "teaching"
+
     def frame(self, now: float) -> Frame:
+        """The LED frame of :meth:`scene` at ``now``."""
         return render(self.strip, self.scene(now), now)
 
     def _show(self, now: float, force: bool = False) -> Effects:
+        self._now = max(self._now, now)
         frame = self.frame(now)
         if frame == self._last_frame and not force:
             return Effects()
@@ -455,23 +619,83 @@ class Session:
         return Effects(frame=frame)
 
     def status(self) -> str:
-        """One line for systemd's STATUS and the terminal."""
+        """One line for systemd's STATUS and the terminal: who is to move and what the rules
+        expect of them, why a reading was refused, the clocks."""
         game = self.game
+        if self.unrecorded is not None:
+            return (f"cannot record the game ({self.unrecorded}): moves wait until the "
+                    f"journal can be written again")
         if self.disconnected is not None:
             return f"board disconnected: {self.disconnected}"
         outcome = game.outcome()
         if outcome is not None:
-            text = f"{game.name}: game over, {describe(game, outcome)}"
+            text = f"{game.name}: game over, {describe(outcome, game.player_names)}"
         else:
-            text = f"{game.name}: {game.player_names[game.current_player]} to move"
+            expected = game.expectation()
+            text = f"{game.name}: {expected or game.player_names[game.current_player] + ' to move'}"
             if isinstance(self.result, Mismatch):
-                text += ", board does not match (correct the red cells)"
+                refused = self.refusal()
+                text += ", board does not match" + (f": {refused}" if refused else "") + (
+                    " (correct the red cells)")
             elif isinstance(self.result, Ambiguous):
-                options = " or ".join([" ".join(map(str, seq)) for seq in
-                                       self.result.candidates]
-                                      + ["undo"] * bool(self.result.takeback))
-                text += f", ambiguous: {options} (type the move)"
+                # The first action of each candidate tells them apart: playing it, the
+                # board already shows the rest.
+                options = " or ".join([*dict.fromkeys(
+                    f"play {seq[0]}" for seq in self.result.candidates)]
+                    + ["undo"] * bool(self.result.takeback))
+                text += f", ambiguous: type {options}"
+            clocks = self.clock_text(self._now)
+            if clocks:
+                text += f", {clocks}"
         if self.policy == "arbiter" and any(self.flags):
             text += ", flagged " + " ".join(
                 f"{game.player_names[p]}:{n}" for p, n in enumerate(self.flags) if n)
         return text
+
+    def clock_text(self, now: float) -> str:
+        """The clocks' times: 'White 4:58, Black 5:00' and the move limit left, or ''."""
+        clock = self.clock
+        if clock is None:
+            return ""
+        parts = []
+        for player, name in enumerate(self.game.player_names):
+            left = clock.remaining(player, now)
+            if left is not None:
+                parts.append(f"{name} {_minutes(left)}")
+        move = clock.move_remaining(now)
+        if move is not None:
+            parts.append(f"move {_minutes(move)} left")
+        return ", ".join(parts)
+
+    def refusal(self) -> str:
+        """Why the board's reading is not a legal action, in the rules' words, when it reads
+        as an attempted action ('illegal: d4-c3: a man moves forward only'); '' when the
+        attempt cannot be told."""
+        game, sensed = self.game, self._sensed
+        if sensed is None or game.outcome() is not None:
+            return ""
+        current = game.view(self.capability)
+        gone = sorted(c for c, v in current.items() if v and sensed.get(c, "") != v)
+        came = sorted(c for c, v in sensed.items()
+                      if v and c in self.cells and current.get(c, "") != v)
+        tried: list[str] = []
+        if len(came) == 1 and not gone:  # a piece put down
+            tried += [came[0], f"{sensed[came[0]]}@{came[0]}"]
+        elif len(came) == 1:  # a piece moved: with more gone, a jump first
+            kinds = ("x", "-") if len(gone) > 1 else ("-", "x")
+            tried += [f"{src}{kind}{came[0]}" for kind in kinds for src in gone]
+        elif not came and len(gone) == 1:
+            tried.append(f"x{gone[0]}")
+        for text in tried:
+            try:
+                move = game.parse_move(text)
+            except ValueError:
+                continue
+            if not game.is_legal(move):
+                return f"illegal: {game.explain(move)}"
+        return ""
+
+
+def _minutes(seconds: float) -> str:
+    whole = int(seconds + 0.999)  # a clock shows 0:00 only when the time is out
+    return f"{whole // 60}:{whole % 60:02d}"

@@ -22,7 +22,7 @@ except ImportError:  # CPython, should anyone import this there
         return a - b
 
 
-FIRMWARE = "0.1.0"
+FIRMWARE = "0.2.0"
 HEARTBEAT_MS = 1000
 MAX_CHANGES = 24  # more cells than this settling at once: a SNAP instead of a long CHG
 MAX_LEDS = 1024

@@ -14,14 +14,17 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Literal, Protocol, Self, runtime_checkable
+from typing import Protocol, Self, runtime_checkable
 
-Capability = Literal["occupancy", "identity"]
+# What a reading means is the rules' vocabulary, defined once in tavola.games.base (a
+# standard-library-only module that imports nothing of ours, so no cycle, no controller).
+from tavola.games.base import EMPTY as EMPTY
+from tavola.games.base import OCCUPIED as OCCUPIED
+from tavola.games.base import Capability as Capability
+
 RGB = tuple[int, int, int]
 Frame = tuple[RGB, ...]  # index = physical LED index from the layout
 OFF: RGB = (0, 0, 0)
-OCCUPIED = "#"
-EMPTY = ""
 
 
 @dataclass(frozen=True)

@@ -11,23 +11,25 @@ pins (``[sensor.options] row_pins = [...]``, ``col_pins = [...]``, BCM numbers).
 
 How the scan runs: :meth:`ReedMatrix.events` is an ordinary coroutine on the daemon's
 event loop that scans synchronously (a few dozen pin reads, well under a millisecond on a
-Pi 4 with lgpio) and then sleeps until the next scan is due. No thread: nothing races the
-loop, the debounce sees the scans in order, and tests drive the very same code on
-virtual time (``clock=`` and ``sleep=``). If the loop is busy for a while the scans simply
-wait; the debounce below needs several reads *and* elapsed time, so a stalled loop can
-delay a change but never settle a bouncing contact early. ``bench/sensing_reed.py``
-measures the scan rate and the latency.
+Pi 4 with lgpio) and then sleeps until the next scan is due. It scans fast (``scan_hz``,
+500 a second) only while something changes: after ``idle_after`` seconds in which every
+scan read the settled state it slows to ``idle_hz`` (25 a second), and the first scan that
+reads anything else brings back the fast rate. So an idle board costs a twentieth of the
+CPU, and a change that ends a quiet spell is seen at most ``1 / idle_hz`` seconds later
+(40 ms), then debounced at full speed. Edge interrupts cannot replace the slow scan: with
+every column driven, lifting one of two pieces in a row changes no row's level. No
+thread: nothing races the loop, the debounce sees the scans in order, and tests drive the
+very same code on virtual time (``clock=`` and ``sleep=``). If the loop is busy for a
+while the scans simply wait; the debounce below needs several reads *and* elapsed time, so
+a stalled loop can delay a change but never settle a bouncing contact early.
+``bench/sensing_reed.py`` measures the scan rates and the latencies.
 
 Debounce (:class:`Debounce`, pure): a cell changes only after it has read its new state in
 ``min_reads`` consecutive scans whose first and latest are at least ``debounce`` seconds
 apart (default 5 ms). gpiozero's ``bounce_time`` is not used: its mock pins ignore it and
 the lgpio one filters edges, not a polled matrix.
 
-lgpio's working directory: when imported, lgpio creates a notification pipe (``.lgd-nfy*``)
-in ``$LG_WD`` or, without it, in the current directory, and changes the process's working
-directory to it. Run from a read-only directory it fails. The service sets
-``LG_WD=/var/lib/tavola``; for a manual run this module points ``LG_WD`` at a writable
-runtime directory when it is unset, and changes the working directory back afterwards.
+The GPIO driver is a gpiozero pin factory chosen by name (:mod:`.pin_factory`).
 
 For tests and benchmarks, :class:`MockMatrix` simulates the switches on gpiozero's mock
 pins: a row pin reads active while a driven column meets a closed switch on it.
@@ -49,39 +51,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import tempfile
 import time
 from collections.abc import (
     AsyncIterator,
     Awaitable,
     Callable,
     Iterable,
-    Iterator,
     Mapping,
-    MutableMapping,
     Sequence,
 )
 from dataclasses import dataclass
 from typing import Any
 
 import gpiozero  # type: ignore[import-untyped]
-from gpiozero.pins.mock import MockFactory, MockPin  # type: ignore[import-untyped]
 
-from . import BackendUnavailableError
 from .base import EMPTY, OCCUPIED, Capability, Closing, SensorEvent, SensorFault, Snapshot
 from .layout import Layout
+from .pin_factory import QuietMockPin, open_pin_factory
 
-__all__ = ["Debounce", "MockMatrix", "ReedMatrix", "open_pin_factory"]
+__all__ = ["Debounce", "MockMatrix", "ReedMatrix"]
 
 log = logging.getLogger("tavola.reed")
 
 # Pins a builder can use for the matrix without losing SPI0 (GPIO 7-11, the LED data line),
 # PWM on GPIO18, I2C (2, 3), the UART (14, 15) or the HAT EEPROM pins (0, 1).
 SUGGESTED_PINS = (4, 5, 6, 12, 13, 16, 17, 19, 20, 21, 22, 23, 24, 25, 26, 27)
-# gpiozero's default order, less its silent fallbacks to pigpio and the native driver: a
-# service must say what is missing instead of limping on with another driver.
-DEFAULT_FACTORIES = ("lgpio", "rpigpio")
 STARTUP_LIMIT = 1.0  # seconds: the first snapshot waits at most this for settled readings
 
 
@@ -148,77 +142,6 @@ class Debounce:
         return frozenset(changed)
 
 
-# ---------------------------------------------------------------------- pin factories
-def open_pin_factory(name: str | None = None, env: Mapping[str, str] | None = None) -> Any:
-    """A gpiozero pin factory by name (``"lgpio"``, ``"rpigpio"``, ``"pigpio"``, ``"native"``,
-    ``"mock"``), or by default ``$GPIOZERO_PIN_FACTORY``, else lgpio, else RPi.GPIO.
-
-    Unlike gpiozero's own default this never falls back silently to a driver that was not
-    asked for: if none loads, :class:`~tavola.hardware.BackendUnavailableError` says what to
-    install.
-    """
-    env = os.environ if env is None else env
-    chosen = name or env.get("GPIOZERO_PIN_FACTORY") or None
-    names = (chosen.strip().lower(),) if chosen else DEFAULT_FACTORIES
-    failures = []
-    for factory_name in names:
-        if factory_name == "mock":
-            return MockFactory(pin_class=QuietMockPin)
-        try:
-            return _load_factory(factory_name)
-        except Exception as exc:  # any driver error: report them all below
-            failures.append(f"{factory_name}: {exc}")
-    tried = "; ".join(failures)
-    if chosen:
-        raise BackendUnavailableError(
-            f"reed sensor: GPIO pin factory {chosen!r} could not be loaded ({tried}); "
-            f"install its driver or set [sensor.options] pin_factory to one of: "
-            f"lgpio, rpigpio, pigpio, native, mock"
-        )
-    raise BackendUnavailableError(
-        f"reed sensor: no GPIO driver could be loaded ({tried}). On a Raspberry Pi install "
-        f"lgpio ('pip install lgpio' in tavola's venv, or 'sudo apt install python3-lgpio' "
-        f"with a venv made with --system-site-packages); elsewhere use [sensor] backend = "
-        f"\"sim\" or [sensor.options] pin_factory = \"mock\""
-    )
-
-
-def _load_factory(name: str) -> Any:
-    from importlib.metadata import entry_points
-
-    for entry in entry_points(group="gpiozero_pin_factories"):
-        if entry.name == name:
-            if name == "lgpio":
-                with lgpio_working_directory():
-                    return entry.load()()
-            return entry.load()()
-    raise ValueError(f"gpiozero has no pin factory called {name!r}")
-
-
-@contextlib.contextmanager
-def lgpio_working_directory(env: MutableMapping[str, str] | None = None) -> Iterator[None]:
-    """Around the first use of lgpio: give it a writable ``$LG_WD`` if none is set, and
-    restore the working directory it changes (relative paths elsewhere keep working)."""
-    environ: MutableMapping[str, str] = os.environ if env is None else env
-    if not environ.get("LG_WD"):
-        environ["LG_WD"] = _runtime_directory(environ)
-    cwd = os.getcwd()
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            os.chdir(cwd)
-
-
-def _runtime_directory(env: Mapping[str, str]) -> str:
-    """A directory the user can write: systemd's state or runtime dir, XDG, or /tmp."""
-    for key in ("STATE_DIRECTORY", "RUNTIME_DIRECTORY", "XDG_RUNTIME_DIR"):
-        folder = env.get(key, "").split(":")[0]
-        if folder and os.access(folder, os.W_OK):
-            return folder
-    return tempfile.gettempdir()
-
-
 # ---------------------------------------------------------------------- the backend
 class ReedMatrix(Closing):
     """The ``reed`` sensor backend: a diode switch matrix on GPIO (see the module docstring).
@@ -228,7 +151,8 @@ class ReedMatrix(Closing):
     ``pin_factory``: a gpiozero factory name (``"lgpio"``, ``"rpigpio"``, ``"mock"``...) or
     instance; default: ``$GPIOZERO_PIN_FACTORY``, else lgpio, else RPi.GPIO.
     ``debounce``: seconds a new reading must hold; ``min_reads``: and in how many scans.
-    ``scan_hz``: full scans a second. ``active_low``: columns are driven low and rows pulled
+    ``scan_hz``: full scans a second while something changes; ``idle_hz``: while nothing
+    has for ``idle_after`` seconds. ``active_low``: columns are driven low and rows pulled
     up (diode cathodes towards the columns); False: the other way round. ``retry``: seconds
     between tries after a read failed. ``clock`` / ``sleep``: injectable time for tests.
     Capability: ``occupancy``; tray slots are reported like cells.
@@ -246,6 +170,8 @@ class ReedMatrix(Closing):
         debounce: float = 0.005,
         min_reads: int = 3,
         scan_hz: float = 500.0,
+        idle_hz: float = 25.0,
+        idle_after: float = 1.0,
         active_low: bool = True,
         retry: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
@@ -263,6 +189,10 @@ class ReedMatrix(Closing):
             )
         self.debounce = _number("debounce", debounce, 0.0, 1.0, "seconds, e.g. 0.005")
         self.scan_hz = _number("scan_hz", scan_hz, 10.0, 10_000.0, "scans a second, e.g. 500")
+        self.idle_hz = _number("idle_hz", idle_hz, 1.0, self.scan_hz,
+                               "scans a second on a quiet board, at most scan_hz, e.g. 25")
+        self.idle_after = _number("idle_after", idle_after, 0.0, 3600.0,
+                                  "seconds without a change before scanning slowly, e.g. 1")
         self.retry = _number("retry", retry, 0.01, 60.0, "seconds between tries after a fault")
         if not isinstance(min_reads, int) or isinstance(min_reads, bool) or min_reads < 1:
             raise ValueError(
@@ -352,7 +282,9 @@ class ReedMatrix(Closing):
         """A snapshot once the first readings have settled, then one per settled change;
         a :class:`SensorFault` if reading fails (retried every ``retry`` seconds; the next
         snapshot means it works again). Ends when closed."""
-        period = 1.0 / self.scan_hz
+        fast, slow = 1.0 / self.scan_hz, 1.0 / self.idle_hz
+        period = fast
+        active = self._clock()  # the last scan that read something other than settled
         started: float | None = None  # time of the first scan since start or a fault
         scans = 0
         announced = False
@@ -381,6 +313,12 @@ class ReedMatrix(Closing):
                 started, scans, announced = now, 0, False
             changed = self.debounce_state.update(closed, now)
             scans += 1
+            if changed or self.debounce_state.unsettled or not announced:
+                active = now
+                if period != fast:  # a quiet spell ends: scan fast at once
+                    period, due = fast, now
+            elif period == fast and now - active >= self.idle_after:
+                period = slow
             if not announced:
                 # Wait out the debounce once, and any bounce the first reading caught, but
                 # never longer than a second: a chattering switch is reported when it settles.
@@ -456,19 +394,6 @@ def _number(key: str, value: Any, low: float, high: float, hint: str) -> float:
 
 
 # ---------------------------------------------------------------------- simulation
-class QuietMockPin(MockPin):  # type: ignore[misc]
-    """A gpiozero mock pin that keeps no history of its states (gpiozero's records every
-    change, which a matrix scanned 500 times a second would turn into a memory leak)."""
-
-    _state: bool
-
-    def _change_state(self, value: bool) -> bool:
-        if self._state != value:
-            self._state = value
-            return True
-        return False
-
-
 class _RowPin(QuietMockPin):
     """A row input of a :class:`MockMatrix`: reads what the driven columns and the closed
     switches make it read."""

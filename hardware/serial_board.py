@@ -7,8 +7,9 @@ speaking the line protocol of ``firmware/PROTOCOL.md``.
 
 The link never gives up: a board that is missing at start, unplugged, silent or garbled
 becomes a :class:`~hardware.base.SensorFault` that says what to check, and the link reopens
-the port every ``reconnect_interval`` seconds. When the board answers again, the handshake
-and a full snapshot follow, and that snapshot resynchronises the game.
+the port after ``reconnect_interval`` seconds, doubling the wait after each try that fails
+up to ``reconnect_max`` (no busy loop; one log line per new wait). When the board answers
+again, the handshake and a full snapshot follow, and that snapshot resynchronises the game.
 
 I/O runs on the asyncio loop, with no thread: the port's file descriptor is non-blocking,
 read from a ``loop.add_reader`` callback and written with ``os.write`` (``add_writer`` for
@@ -31,7 +32,7 @@ import os
 import select
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from typing import Any, ClassVar
 
 import serial
@@ -48,7 +49,7 @@ from .base import (
     check_frame,
 )
 from .layout import Layout
-from .serial_protocol import Conversation, Hello, LineSplitter, Step, led_lines
+from .serial_protocol import SNAPSHOT_INTERVAL, Conversation, Hello, LineSplitter, Step, led_lines
 
 __all__ = ["DEFAULT_PORT", "SerialBoard", "SerialLeds", "SerialLink"]
 
@@ -57,6 +58,7 @@ log = logging.getLogger(__name__)
 DEFAULT_PORT = "/dev/ttyACM0"
 OUT_LIMIT = 64 * 1024  # bytes queued for a board that does not read: beyond, LED data is dropped
 CLOSE_FLUSH = 0.5  # seconds close() waits for the last frame to leave
+RECONNECT_MAX = 8.0  # seconds: the longest wait between tries to reach a lost board
 
 
 class SerialLink(Closing):
@@ -75,6 +77,8 @@ class SerialLink(Closing):
         baudrate: int = 115200,
         heartbeat_timeout: float = 3.0,
         reconnect_interval: float = 1.0,
+        reconnect_max: float = RECONNECT_MAX,
+        snapshot_interval: float = SNAPSHOT_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.layout = layout
@@ -82,7 +86,11 @@ class SerialLink(Closing):
         self.baudrate = baudrate
         self.heartbeat_timeout = heartbeat_timeout
         self.reconnect_interval = reconnect_interval
+        self.reconnect_max = max(reconnect_max, reconnect_interval)
+        self.snapshot_interval = snapshot_interval
         self.clock = clock
+        self.waits: list[float] = []  # every reconnect wait so far (diagnostics, tests)
+        self._handshakes = 0
         self.events: deque[SensorEvent] = deque()
         self.listening = False  # a SerialBoard takes the events
         self.arrived = asyncio.Event()  # set when an event is queued
@@ -190,7 +198,9 @@ class SerialLink(Closing):
 
     # ------------------------------------------------------------ the supervisor
     async def _run(self) -> None:
+        wait, said = self.reconnect_interval, None
         while not self._closed:
+            handshakes = self._handshakes
             try:
                 self._open()
             except Exception as exc:  # SerialException, OSError: and never a dead link
@@ -204,8 +214,16 @@ class SerialLink(Closing):
                     log.exception("serial link %s failed", self.port)
                 finally:
                     self._hang_up()
-            if not self._closed:
-                await self._pause(self.reconnect_interval)
+            if self._closed:
+                break
+            if self._handshakes != handshakes:  # it was reached: start again from the shortest
+                wait, said = self.reconnect_interval, None
+            if wait != said:  # once per step of the backoff, not once per try
+                log.info("the board on %s: trying again in %g s", self.port, wait)
+                said = wait
+            self.waits.append(wait)
+            await self._pause(wait)
+            wait = min(wait * 2, self.reconnect_max)
 
     async def _pause(self, seconds: float) -> None:
         self._io.clear()
@@ -225,7 +243,7 @@ class SerialLink(Closing):
     async def _converse(self) -> None:
         conversation = self.conversation = Conversation(
             self.port, heartbeat_timeout=self.heartbeat_timeout, need=self._need,
-            fitted=self._fitted)
+            fitted=self._fitted, snapshot_interval=self.snapshot_interval)
         self._apply(conversation.start(self.clock()))
         while not self._closed and not self._hung_up:
             deadline = conversation.deadline
@@ -330,6 +348,7 @@ class SerialLink(Closing):
             self._hang_up()
 
     def _hello(self, hello: Hello) -> None:
+        self._handshakes += 1
         log.info("board on %s: firmware %s, %dx%d matrix", self.port, hello.firmware,
                  hello.rows, hello.columns)
         if self._strip is None:
@@ -399,10 +418,13 @@ class SerialBoard(Closing):
 
     ``port``: the board's serial device (``/dev/ttyACM0``; a udev symlink such as
     ``/dev/tavola`` is steadier). ``baudrate``: for a UART (USB ignores it).
-    ``heartbeat_timeout``: seconds without a line from the board before it counts as lost.
-    ``reconnect_interval``: seconds between attempts to reopen the port. ``clock``: the
-    monotonic clock that stamps the snapshots. Senses occupancy; tray slots are cells like
-    any other (the layout says where they are wired).
+    ``heartbeat_timeout``: seconds without a line from the board before it counts as lost
+    (and without an answer to a request for the matrix before that is a fault).
+    ``reconnect_interval`` / ``reconnect_max``: the first and the longest wait between
+    attempts to reach a lost board. ``snapshot_interval``: seconds between the full
+    readings that check the host's copy of the matrix. ``clock``: the monotonic clock that
+    stamps the snapshots. Senses occupancy; tray slots are cells like any other (the layout
+    says where they are wired).
     """
 
     capability: Capability = "occupancy"
@@ -415,14 +437,18 @@ class SerialBoard(Closing):
         baudrate: int = 115200,
         heartbeat_timeout: float = 3.0,
         reconnect_interval: float = 1.0,
+        reconnect_max: float = RECONNECT_MAX,
+        snapshot_interval: float = SNAPSHOT_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
-        **unknown: Any,
     ) -> None:
-        _check_options("sensor", unknown, port, baudrate, heartbeat_timeout, reconnect_interval)
+        _check_options("sensor", port, baudrate, heartbeat_timeout=heartbeat_timeout,
+                       reconnect_interval=reconnect_interval, reconnect_max=reconnect_max,
+                       snapshot_interval=snapshot_interval)
         self.layout = layout
         self.link = SerialLink.attach(
             layout, port, baudrate=baudrate, heartbeat_timeout=heartbeat_timeout,
-            reconnect_interval=reconnect_interval, clock=clock)
+            reconnect_interval=reconnect_interval, reconnect_max=reconnect_max,
+            snapshot_interval=snapshot_interval, clock=clock)
         if self.link.listening:
             self.link.release()
             raise ValueError(f"the serial board on {port} is already in use by another sensor")
@@ -480,17 +506,21 @@ class SerialLeds(Closing):
         baudrate: int = 115200,
         heartbeat_timeout: float = 3.0,
         reconnect_interval: float = 1.0,
+        reconnect_max: float = RECONNECT_MAX,
+        snapshot_interval: float = SNAPSHOT_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
-        **unknown: Any,
     ) -> None:
-        _check_options("LED", unknown, port, baudrate, heartbeat_timeout, reconnect_interval)
+        _check_options("LED", port, baudrate, heartbeat_timeout=heartbeat_timeout,
+                       reconnect_interval=reconnect_interval, reconnect_max=reconnect_max,
+                       snapshot_interval=snapshot_interval)
         if isinstance(brightness, bool) or not isinstance(brightness, int | float) \
                 or not 0 <= brightness <= 1:
             raise ValueError(f"LED brightness must be 0..1, got {brightness!r}")
         self.layout = layout
         self.link = SerialLink.attach(
             layout, port, baudrate=baudrate, heartbeat_timeout=heartbeat_timeout,
-            reconnect_interval=reconnect_interval, clock=clock)
+            reconnect_interval=reconnect_interval, reconnect_max=reconnect_max,
+            snapshot_interval=snapshot_interval, clock=clock)
         self.link.attach_strip(layout.led_count, layout.color_order, brightness)
         self._closed = False
 
@@ -515,26 +545,15 @@ class SerialLeds(Closing):
 
 
 # ---------------------------------------------------------------------- options
-_OPTIONS = ("port", "baudrate", "heartbeat_timeout", "reconnect_interval")
-
-
-def _check_options(kind: str, unknown: Mapping[str, Any], port: str | None, baudrate: int,
-                   heartbeat_timeout: float, reconnect_interval: float) -> None:
+def _check_options(kind: str, port: str | None, baudrate: int, **seconds: float) -> None:
+    """The values' ranges (unknown keys are refused by the loader, as for every backend)."""
     where = f"[{'sensor' if kind == 'sensor' else 'leds'}] options"
-    for name in unknown:
-        known = ", ".join(_OPTIONS)
-        raise ValueError(f"{where}: unknown serial {kind} option {name!r}; known: {known}")
     if port is not None and (not isinstance(port, str) or not port):
         raise ValueError(f'{where}: port must be a device path like "/dev/ttyACM0", '
                          f"got {port!r}")
     if isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate <= 0:
         raise ValueError(f"{where}: baudrate must be a whole number like 115200, "
                          f"got {baudrate!r}")
-    for name, value in (("heartbeat_timeout", heartbeat_timeout),
-                        ("reconnect_interval", reconnect_interval)):
+    for name, value in seconds.items():
         if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
             raise ValueError(f"{where}: {name} must be a number of seconds > 0, got {value!r}")
-
-
-
-

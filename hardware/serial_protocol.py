@@ -2,17 +2,17 @@
 
 Three layers, each pure and tested from byte fixtures (as picochess tests its parsers):
 
-- :func:`crc8`, :func:`encode`, :func:`decode`: one line to and from a message value;
+- :func:`crc16`, :func:`encode`, :func:`decode`: one line to and from a message value;
 - :class:`LineSplitter`: a byte stream into lines, cutting overlong ones short;
 - :class:`Conversation`: the host's state machine for one connection: handshake, sequence
   checks, the board's matrix, heartbeats and faults. It takes lines and the time and
   returns a :class:`Step` (lines to send, a reading to report, a fault, log lines), so the
   whole fault logic runs under virtual time in tests.
 
->>> decode(b"HB 5 1 200*CE")
+>>> decode(b"HB 5 1 200*276E")
 Heartbeat(seq=5, uptime=1, scans=200)
 >>> encode("SYNC", 6)
-b'SYNC 6*5A\\n'
+b'SYNC 6*D562\\n'
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ __all__ = [
     "Snap",
     "Step",
     "Unknown",
-    "crc8",
+    "crc16",
     "decode",
     "encode",
     "led_lines",
 ]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: CRC-16 checksums (1 had CRC-8)
 MAX_LINE = 250  # bytes before the newline, checksum included
 MAX_SEQ = 65535
 MAX_MATRIX = 16
@@ -51,37 +51,41 @@ MAX_LED_RUN = 32
 STORM_LINES = 10  # this many bad lines ...
 STORM_WINDOW = 5.0  # ... within this many seconds: the line is garbled
 SYNC_RETRY = 1.0  # seconds before an unanswered SYNC is sent again
+SNAPSHOT_INTERVAL = 60.0  # seconds between the SYNCs that check the host's copy of the matrix
+CHECKSUM_DIGITS = 4
 
 
-def _crc_table() -> bytes:
-    table = bytearray(256)
+def _crc_table() -> tuple[int, ...]:
+    table = []
     for i in range(256):
-        crc = i
+        crc = i << 8
         for _ in range(8):
-            crc = ((crc << 1) ^ 0x07) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
-        table[i] = crc
-    return bytes(table)
+            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+        table.append(crc)
+    return tuple(table)
 
 
 _CRC = _crc_table()
 
 
-def crc8(data: bytes) -> int:
-    """CRC-8/SMBUS (polynomial 0x07, init 0, no reflection, no final XOR).
+def crc16(data: bytes) -> int:
+    """CRC-16/IBM-3740, also called CRC-16/CCITT-FALSE (polynomial 0x1021, init 0xFFFF, no
+    reflection, no final XOR): every error of up to 3 bits and every burst of up to 16 bits
+    in a line is caught, and 1 random damage in 65,536 gets through (CRC-8: 1 in 256).
 
-    >>> f"{crc8(b'123456789'):02X}"
-    'F4'
+    >>> f"{crc16(b'123456789'):04X}"
+    '29B1'
     """
-    crc = 0
+    crc = 0xFFFF
     for byte in data:
-        crc = _CRC[crc ^ byte]
+        crc = ((crc << 8) & 0xFFFF) ^ _CRC[(crc >> 8) ^ byte]
     return crc
 
 
 def encode(verb: str, seq: int, *fields: str) -> bytes:
     """One protocol line, checksum and newline included."""
     body = " ".join((verb, str(seq), *fields)).encode("ascii")
-    return body + b"*%02X\n" % crc8(body)
+    return body + b"*%04X\n" % crc16(body)
 
 
 # ---------------------------------------------------------------------- messages
@@ -166,27 +170,27 @@ def decode(line: bytes) -> Message:
     Raises :class:`LineError` for a bad checksum, a line that does not parse, or one over
     :data:`MAX_LINE` bytes.
 
-    >>> decode(b"CHG 4 +3,3*97")
+    >>> decode(b"CHG 4 +3,3*DA72")
     Change(seq=4, cells=((3, 3, True),))
-    >>> decode(b"CHG 4 +3,3*98")
+    >>> decode(b"CHG 4 +3,3*DA73")
     Traceback (most recent call last):
     ...
-    tavola.hardware.serial_protocol.LineError: checksum mismatch: line says 98, body gives 97
+    tavola.hardware.serial_protocol.LineError: checksum mismatch: line says DA73, body gives DA72
     """
     line = line.removesuffix(b"\r")
     if len(line) > MAX_LINE:
         raise LineError("overflow", f"line longer than {MAX_LINE} bytes")
     body, star, given = line.rpartition(b"*")
-    if not star or len(given) != 2:
+    if not star or len(given) != CHECKSUM_DIGITS:
         raise LineError("syntax", f"no checksum at the end of {_show(line)}")
     try:
         expected = int(given, 16)
     except ValueError:
-        raise LineError("syntax", f"checksum is not two hex digits in {_show(line)}") from None
-    if crc8(body) != expected:
+        raise LineError("syntax", f"checksum is not four hex digits in {_show(line)}") from None
+    if crc16(body) != expected:
         raise LineError(
             "checksum", f"checksum mismatch: line says {given.decode('ascii', 'replace')}, "
-            f"body gives {crc8(body):02X}"
+            f"body gives {crc16(body):04X}"
         )
     words = body.split(b" ")
     if len(words) < 2 or not _VERB.fullmatch(words[0]) or any(not w for w in words):
@@ -265,8 +269,8 @@ class LineSplitter:
     as overlong, so that a stream with no newline never grows without bound.
 
     >>> s = LineSplitter()
-    >>> s.feed(b"HB 5 1 2"), s.feed(b"00*CE\\r\\nHB")
-    ([], [b'HB 5 1 200*CE\\r'])
+    >>> s.feed(b"HB 5 1 2"), s.feed(b"00*276E\\r\\nHB")
+    ([], [b'HB 5 1 200*276E\\r'])
     """
 
     def __init__(self) -> None:
@@ -318,8 +322,9 @@ class Step:
 
     ``send``: lines to write to the board. ``reading``: the whole settled matrix (row
     bitmasks) to report as a snapshot. ``fault``: a message for people: the board is lost.
-    ``hang_up``: close the port and reconnect. ``hello``: the handshake just completed (the
-    LED side sends its whole frame). ``log``: warnings worth a log line.
+    ``hang_up``: close the port and reconnect (a fault without it: the board is there but
+    cannot be trusted, and the conversation goes on trying). ``hello``: the handshake just
+    completed (the LED side sends its whole frame). ``log``: warnings worth a log line.
     """
 
     send: tuple[bytes, ...] = ()
@@ -350,16 +355,20 @@ class Conversation:
     Call :meth:`start` once the port is open, :meth:`receive` with each line, and
     :meth:`check` whenever :attr:`deadline` passes. ``need`` is the smallest matrix
     (rows, columns) the layout needs; ``fitted`` the bitmask of each row's switches that
-    belong to a cell (None: all), so that a change elsewhere is not reported. A fault
-    always comes with ``hang_up``: the shell closes the port and starts a new conversation
-    after its reconnect interval.
+    belong to a cell (None: all), so that a change elsewhere is not reported. Every
+    ``snapshot_interval`` seconds it asks for a SNAP to check its copy of the matrix. A
+    fault that comes with ``hang_up`` makes the shell close the port and start a new
+    conversation after its reconnect wait; a SYNC that the board does not answer within
+    ``heartbeat_timeout`` is a fault without it, and the SYNC goes on being retried.
     """
 
     def __init__(self, port: str, *, heartbeat_timeout: float = 3.0,
-                 need: tuple[int, int] = (1, 1), fitted: Sequence[int] | None = None) -> None:
+                 need: tuple[int, int] = (1, 1), fitted: Sequence[int] | None = None,
+                 snapshot_interval: float = SNAPSHOT_INTERVAL) -> None:
         self.port = port
         self.fitted = tuple(fitted) if fitted is not None else None
         self.heartbeat_timeout = heartbeat_timeout
+        self.snapshot_interval = snapshot_interval
         self.need = need
         self.state = "closed"  # -> handshake -> syncing -> live
         self.board: Hello | None = None
@@ -369,6 +378,10 @@ class Conversation:
         self._heard = 0.0
         self._since = 0.0  # when the handshake or the pending SYNC was sent
         self._sync_pending = False
+        self._sync_started = 0.0  # when the first SYNC still unanswered was sent
+        self._sync_fault = False  # the unanswered SYNC was reported as a fault
+        self._checking = False  # the pending SYNC checks the copy (not a resync)
+        self._last_snap = 0.0
         self._report = True  # report the next SNAP even if it matches the last reading
         self._bad: deque[float] = deque()
         self._last_error = ""
@@ -387,6 +400,10 @@ class Conversation:
             due = self._heard + self.heartbeat_timeout
             if self._sync_pending:
                 due = min(due, self._since + SYNC_RETRY)
+                if not self._sync_fault:
+                    due = min(due, self._sync_started + self.heartbeat_timeout)
+            else:
+                due = min(due, self._last_snap + self.snapshot_interval)
             return due
         return None
 
@@ -423,7 +440,18 @@ class Conversation:
             why = f" (its last error: {self._last_error})" if self._last_error else ""
             self._fail(draft, f"no heartbeat from the board on {self.port} for "
                        f"{self.heartbeat_timeout:g} s{why}: check the USB cable")
-        elif self._sync_pending and now - self._since >= SYNC_RETRY:
+        elif self._sync_pending:
+            waited = now - self._sync_started
+            if not self._sync_fault and waited >= self.heartbeat_timeout:
+                self._sync_fault, self._report = True, True
+                draft.fault = (f"the board on {self.port} sends heartbeats but has not answered "
+                               f"a request for its matrix for {waited:.0f} s: its line from "
+                               "this computer may be broken, or its firmware stuck; asking "
+                               "again (reset the Pico if it lasts)")
+            if now - self._since >= SYNC_RETRY:
+                self._sync(draft, now)
+        elif self.state == "live" and now - self._last_snap >= self.snapshot_interval:
+            self._checking = True  # a check: the board stays trusted meanwhile
             self._sync(draft, now)
         return draft.done()
 
@@ -479,7 +507,8 @@ class Conversation:
             self.matrix = [0] * hello.rows
             self._report = True
         self.board, self.state, self._expect = hello, "syncing", 1
-        self._sync_pending, self._since = True, now
+        self._sync_pending, self._since, self._sync_started = True, now, now
+        self._checking = False
         self._bad.clear()
         draft.hello = hello
 
@@ -491,8 +520,13 @@ class Conversation:
                            f"{self.board.columns} matrix", now)
             return
         changed = self._seen(snap.rows) != self._seen(self.matrix)
+        if changed and self._checking and self.state == "live":
+            draft.log.append(f"the matrix of the board on {self.port} differed from this "
+                             "computer's copy (a change line lost or damaged): corrected")
         self.matrix = list(snap.rows)
         self.state, self._sync_pending = "live", False
+        self._sync_fault = self._checking = False
+        self._last_snap = now
         if changed or self._report:
             draft.reading = tuple(self.matrix)
         self._report = False
@@ -536,15 +570,17 @@ class Conversation:
             self._resync(draft, now)
 
     def _resync(self, draft: _Draft, now: float) -> None:
-        self.state, self._report = "syncing", True
+        self.state, self._report, self._checking = "syncing", True, False
         if not self._sync_pending:
             self._sync(draft, now)
 
     def _sync(self, draft: _Draft, now: float) -> None:
+        if not self._sync_pending:
+            self._sync_started = now
         draft.send.append(self.command("SYNC"))
         self._sync_pending, self._since = True, now
 
     def _fail(self, draft: _Draft, message: str) -> None:
         draft.fault, draft.hang_up = message, True
         self.state = "closed"
-        self._sync_pending = False
+        self._sync_pending = self._sync_fault = False

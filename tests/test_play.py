@@ -6,8 +6,9 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from tavola.games import Outcome
-from tavola.play import CLEAR, describe, play
+from tavola.games import Outcome, Reason
+from tavola.play import CLEAR, play
+from tavola.record import describe
 from tests.games.test_base import Race
 
 
@@ -34,8 +35,8 @@ def test_a_game_to_the_end_with_an_illegal_move_and_an_undo(tmp_path: Path) -> N
     assert "Illegal: +1: not a legal move in this position" in out
     assert "Took back bank." in out
     assert "White to move> " in out and "Black to move> " in out
-    assert "Game over: Black wins (goal)." in out
-    assert result == Outcome(1, "goal")
+    assert "Game over: Black wins (line)." in out
+    assert result == Outcome(1, Reason.LINE)
     record = json.loads(save.read_text())
     assert record["moves"] == ["+2", "bank", "+1"]
 
@@ -63,5 +64,13 @@ def test_hidden_information_hands_the_screen_on() -> None:
 def test_describe_team_wins() -> None:
     game = Race()
     game.player_names = ("A1", "B1", "A2", "B2")
-    assert describe(game, Outcome(0, "line", (0, 2))) == "A1 and A2 win (line)"
-    assert describe(game, Outcome(None, "stalemate")) == "Draw (stalemate)"
+    assert describe(Outcome(0, Reason.LINE, (0, 2)), game.player_names) == "A1 and A2 win (line)"
+    assert describe(Outcome(None, Reason.BLOCKED), game.player_names) == "Draw (blocked)"
+
+
+def test_saving_to_a_bad_path_says_so_and_keeps_the_game(tmp_path: Path) -> None:
+    bad = tmp_path / "no-such-folder" / "g.json"
+    result, out = run(Race(goal=3), ["+2", f"save {bad}", "+1", "?"])
+    assert f"Cannot save to {bad}: No such file or directory; the game goes on" in out
+    assert "1 legal: bank" in out.split("Cannot save")[1]  # the game went on
+    assert result is None

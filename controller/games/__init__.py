@@ -1,10 +1,13 @@
 """The rules engines and their registry.
 
->>> from controller.games import new_game, GAMES
+>>> from tavola.games import new_game, GAMES
 >>> sorted(GAMES)[:2]
 ['draughts', 'morris']
 >>> new_game("checkers").options["variant"]
 'english'
+>>> g = new_game("morris")   # typed: mypy knows g is a Morris
+>>> g.apply("d2"); g.history
+(MorrisMove.from_text('d2'),)
 
 Games are imported only when asked for, so the daemon loads just the game in play.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .base import (
     CAPABILITIES,
@@ -23,9 +26,18 @@ from .base import (
     Move,
     Outcome,
     Param,
+    Reason,
     legal_turns,
     perft,
 )
+
+if TYPE_CHECKING:  # the modules are imported at run time only when a game is asked for
+    from .draughts import Draughts
+    from .morris import Morris
+    from .quinque import Quinque
+    from .quixo import Quixo
+    from .sequence_kids import SequenceKids
+    from .tessere import Tessere
 
 __all__ = [
     "ALIASES",
@@ -37,6 +49,7 @@ __all__ = [
     "Move",
     "Outcome",
     "Param",
+    "Reason",
     "game_class",
     "legal_turns",
     "new_game",
@@ -106,6 +119,28 @@ def game_class(name: str) -> type[Game[Any]]:
     return GAMES[_lookup(name)[0]]
 
 
+# One overload per game, on its registry name and aliases (as spelled in the tables), so a
+# scripter's type checker knows which class new_game returns.
+@overload
+def new_game(
+    name: Literal["morris", "muehle", "mühle", "mill", "nine-mens-morris"], **params: Any
+) -> Morris: ...
+@overload
+def new_game(
+    name: Literal["draughts", "dame", "checkers", "shashki"], **params: Any
+) -> Draughts: ...
+@overload
+def new_game(name: Literal["quixo"], **params: Any) -> Quixo: ...
+@overload
+def new_game(name: Literal["tessere"], **params: Any) -> Tessere: ...
+@overload
+def new_game(
+    name: Literal["sequence-kids", "sequence", "sequence_kids"], **params: Any
+) -> SequenceKids: ...
+@overload
+def new_game(name: Literal["quinque"], **params: Any) -> Quinque: ...
+@overload
+def new_game(name: str, **params: Any) -> Game[Any]: ...
 def new_game(name: str, **params: Any) -> Game[Any]:
     """A new game by registry name or alias, e.g. ``new_game("draughts", variant="russian")``.
 

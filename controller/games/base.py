@@ -10,22 +10,28 @@ second action) is several calls to :meth:`Game.apply` by the same player;
 :attr:`Game.current_player` changes only when the turn ends. :func:`legal_turns` and
 :func:`perft` work on whole turns.
 
->>> from controller.games import new_game
+>>> from tavola.games import new_game
 >>> g = new_game("morris")
->>> g.apply(g.parse_move("d2"))
->>> g.current_player, str(g.history[-1])
-(1, 'd2')
+>>> g.apply("d2")                      # a move's notation, or the move itself
+>>> g.current_player, g.history[-1]
+(1, MorrisMove.from_text('d2'))
 >>> str(g.undo()), len(g.history)
 ('d2', 0)
+>>> move = g.legal_moves()[0]
+>>> g.push(move)                       # known legal (it came from legal_moves): no check
+>>> g.outcome() is None
+True
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy as _copy
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 Capability = Literal["occupancy", "identity"]
@@ -48,28 +54,102 @@ class Move(Protocol):
 M = TypeVar("M", bound=Move)
 
 
+class Reason(StrEnum):
+    """Why a game ended: one name per ending, shared by every game and by the session.
+
+    The value is what records store and people read (``str(Reason.LINE) == "line"``).
+    Records written before the enumeration existed are read with :meth:`parse`.
+
+    >>> Reason.parse("line made by the opponent")
+    Reason.OPPONENT_LINE
+    >>> str(Reason.OPPONENT_LINE)
+    'line completed by the opponent'
+    """
+
+    # Wins by the rules.
+    LINE = "line"  # a line, configuration or sequence of the winner's (quixo, tessere, quinque)
+    OPPONENT_LINE = "line completed by the opponent"  # the mover completed the other's line
+    SEQUENCE = "sequence"  # sequence-kids: the cards' row of chips
+    SECOND_BLOCK = "second block"  # tessere: the second block placed
+    TOO_FEW_MEN = "too few men"  # morris: fewer than three men left
+    NO_PIECES = "no pieces left"  # draughts: a player has no piece
+    BLOCKED = "blocked"  # no legal move: a loss (morris, draughts) or a draw (sequence-kids)
+    # Draws by the rules.
+    THREEFOLD_REPETITION = "threefold repetition"
+    NO_REMOVAL = "plies without a removal"  # morris: no_removal_plies slides and flies in a row
+    KING_MOVES = "moves of kings only"  # draughts: king_moves_draw moves each, no capture
+    KING_VS_KING = "king vs king"
+    KING_VS_TWO_KINGS = "king vs two kings"
+    MOVE_CAP = "move cap"  # quixo: max_plies reached
+    STALLED = "stalled"  # sequence-kids: nobody can place a chip
+    OUT_OF_BACKPACKS = "out of backpacks"  # quinque
+    NO_FREE_SKYDIVER = "no free skydiver"  # quinque
+    # Endings from outside the rules (the session, the clock, the daemon).
+    TIME = "time"
+    AGREEMENT = "agreement"
+    RESIGNATION = "resignation"
+    ABANDONED = "abandoned"
+    NEW_GAME = "abandoned for a new game"
+
+    def __repr__(self) -> str:
+        return f"Reason.{self.name}"  # pastes back, as every repr in the games
+
+    @classmethod
+    def parse(cls, text: str) -> Reason:
+        """The reason written ``text``, old spellings included; ValueError if none."""
+        try:
+            return cls(text)
+        except ValueError:
+            pass
+        for pattern, reason in _OLD_REASONS:
+            if pattern.fullmatch(text):
+                return reason
+        known = ", ".join(repr(r.value) for r in cls)
+        raise ValueError(f"unknown outcome reason {text!r}; reasons are {known}") from None
+
+
+# Free-text reasons of records written before Reason existed.
+_OLD_REASONS: tuple[tuple[re.Pattern[str], Reason], ...] = (
+    (re.compile("line made by the opponent"), Reason.OPPONENT_LINE),
+    (re.compile("no move possible"), Reason.BLOCKED),
+    (re.compile("repetition"), Reason.THREEFOLD_REPETITION),
+    (re.compile(r"\d+ plies without a removal"), Reason.NO_REMOVAL),
+    (re.compile(r"\d+ moves of kings only"), Reason.KING_MOVES),
+)
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a game ended.
 
     ``winner`` is a player index (0 moves first) or None for a draw. ``winners`` lists
-    every winning player, for team games (it is ``(winner,)`` otherwise).
+    every winning player, for team games (it is ``(winner,)`` otherwise). ``reason`` is a
+    :class:`Reason`; text is converted (old spellings too), so records read back.
+
+    >>> Outcome(1, Reason.TIME).to_dict()
+    {'winner': 1, 'reason': 'time', 'winners': [1]}
+    >>> Outcome.from_dict({"winner": None, "reason": "100 plies without a removal"})
+    Outcome(winner=None, reason=Reason.NO_REMOVAL, winners=())
     """
 
     winner: int | None
-    reason: str
+    reason: Reason
     winners: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
+        if not isinstance(self.reason, Reason):
+            object.__setattr__(self, "reason", Reason.parse(self.reason))
         if not self.winners and self.winner is not None:
             object.__setattr__(self, "winners", (self.winner,))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"winner": self.winner, "reason": self.reason, "winners": list(self.winners)}
+        """The outcome as JSON-safe data (the reason as its text)."""
+        return {"winner": self.winner, "reason": self.reason.value, "winners": list(self.winners)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Outcome:
-        return cls(d["winner"], d["reason"], tuple(d.get("winners", ())))
+        """The outcome ``to_dict`` wrote, from any version of the records."""
+        return cls(d["winner"], Reason.parse(d["reason"]), tuple(d.get("winners", ())))
 
 
 @dataclass(frozen=True)
@@ -116,11 +196,9 @@ class Param:
         return value
 
 
-@dataclass
-class _Saved:
-    state: Any
-    keys: int
-    legal: list[Any] | None = field(default=None)
+# What undo restores: the game's snapshot, how many position keys there were, the legal
+# moves if they had been generated. A plain tuple: push and undo are the search's hot path.
+_Saved = tuple[Any, int, "list[Any] | None"]
 
 
 class Game(ABC, Generic[M]):
@@ -204,7 +282,8 @@ class Game(ABC, Generic[M]):
     # ----------------------------------------------------------------- the contract
     def legal_moves(self) -> list[M]:
         """The legal atomic actions of the player to move (empty once the game is over)."""
-        return list(self._legal_cached())
+        legal = self._legal
+        return list(self._legal_cached() if legal is None else legal)
 
     def _legal_cached(self) -> list[M]:
         if self._legal is None:
@@ -213,34 +292,50 @@ class Game(ABC, Generic[M]):
 
     def is_legal(self, move: M) -> bool:
         """Whether ``move`` may be played now."""
-        legal = self._legal_cached()
+        legal = self._legal
+        if legal is None:
+            legal = self._legal_cached()
         for m in legal:  # identity first: moves usually come from legal_moves()
             if m is move:
                 return True
         return move in legal
 
-    def apply(self, move: M) -> None:
-        """Play one atomic action; raises :class:`IllegalMoveError` if it is not legal."""
+    def apply(self, move: M | str) -> None:
+        """Play one atomic action, given as a move or in the game's notation.
+
+        Raises :class:`IllegalMoveError` if it is not legal now, ValueError if the text is
+        not notation. A move taken from :meth:`legal_moves` is found by identity, so the
+        check costs little; :meth:`push` skips it.
+        """
+        if isinstance(move, str):
+            move = self.parse_move(move)
         if not self.is_legal(move):
             raise IllegalMoveError(self.explain(move))
-        self._push(move)
+        self.push(move)
 
-    def _push(self, move: M) -> None:
-        """Apply a move known to be legal (perft and playouts skip the check)."""
-        self._undo.append(_Saved(self._snapshot(), len(self._keys), self._legal))
+    def push(self, move: M) -> None:
+        """Play a move known to be legal, without checking it: the fast path for search.
+
+        Only for moves taken from :meth:`legal_moves` in this very position (as
+        python-chess's ``push``); anything else leaves the game in an undefined state.
+        :meth:`undo` takes it back like any other action.
+        """
+        keys = self._keys
+        self._undo.append((self._snapshot(), len(keys), self._legal))
         self._legal = None
         self._apply(move)
         self._history.append(move)
-        self._record_key()
+        key = self._position_key()
+        if key is not None:
+            keys.append(key)
 
     def undo(self) -> M:
         """Take back the last action and return it. Raises IndexError if there is none."""
         if not self._undo:
             raise IndexError("nothing to undo")
-        saved = self._undo.pop()
-        self._restore(saved.state)
-        del self._keys[saved.keys :]
-        self._legal = saved.legal
+        state, keys, self._legal = self._undo.pop()
+        self._restore(state)
+        del self._keys[keys:]
         self._adjudicated = None
         return self._history.pop()
 
@@ -276,7 +371,7 @@ class Game(ABC, Generic[M]):
 
     def _time_out(self, player: int) -> Outcome | None:
         if self.num_players == 2:
-            return Outcome(1 - player, "time")
+            return Outcome(1 - player, Reason.TIME)
         return None
 
     @property
@@ -369,6 +464,17 @@ class Game(ABC, Generic[M]):
     def winning_cells(self) -> tuple[str, ...]:
         """The cells of the line that won (for the gold LEDs); () when none or no line."""
         return ()
+
+    def expectation(self) -> str:
+        """What the rules ask of the player to move beyond an ordinary turn, as a sentence
+        for the status ('White formed a mill: remove a black man'); '' when nothing special."""
+        return ""
+
+    def resignation(self, player: int) -> Outcome:
+        """The outcome when ``player`` resigns: every other side wins (a team game names
+        the other team; with three or four players each of the others wins)."""
+        winners = tuple(p for p in range(self.num_players) if p != player)
+        return Outcome(winners[0], Reason.RESIGNATION, winners)
 
     def private_text(self, player: int) -> str:
         """What only ``player`` may see (a hand of cards); '' for open games."""
@@ -471,7 +577,7 @@ def legal_turns(game: Game[Any]) -> list[tuple[Any, ...]]:
 
     def walk(prefix: tuple[Any, ...]) -> None:
         for move in game.legal_moves():
-            game._push(move)
+            game.push(move)
             seq = (*prefix, move)
             if game.current_player != player or game.outcome() is not None:
                 turns.append(seq)
@@ -492,15 +598,19 @@ def perft(game: Game[Any], depth: int) -> int:
         return 1
     total = 0
     player = game.current_player
+    turn = game._current_player  # the hooks, not the properties: this is the hot loop
+    push, undo = game.push, game.undo
     for move in game._legal_cached():
-        game._push(move)
-        if game.outcome() is not None:
+        push(move)
+        if turn() != player:
+            # A finished game has no legal moves, so below depth 1 it adds nothing: the
+            # outcome need not be worked out at the leaves.
+            total += 1 if depth == 1 else perft(game, depth - 1)
+        elif game.outcome() is not None:
             total += 1 if depth == 1 else 0
-        elif game.current_player != player:
-            total += perft(game, depth - 1)
         else:
             total += perft(game, depth)
-        game.undo()
+        undo()
     return total
 
 

@@ -62,7 +62,7 @@ chain the pieces already jumped are reported as gone (players lift them as they 
 the rules still treat them as blockers until the chain ends.
 
 >>> g = Draughts()
->>> g.apply(g.parse_move("c3-d4"))
+>>> g.apply("c3-d4")
 >>> g.current_player, g.view()["d4"], g.view()["c3"]
 (1, 'W', '')
 """
@@ -75,7 +75,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .base import Game, Outcome, Param
+from .base import Game, Outcome, Param, Reason
 
 # ----------------------------------------------------------------------------- geometry
 # Square index = 4 * rank + file // 2 over the dark squares only (rank and file from 0).
@@ -129,14 +129,20 @@ _ENEMY: tuple[tuple[bool, ...], ...] = (
 QUIET, JUMP, HUFF, STOP, FORCE = "-", "x", "huff", "stop", "force"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class DraughtsMove:
-    """One atomic draughts action.
+    """One atomic draughts action; ``str`` is its notation, ``repr`` pastes back.
 
     ``kind`` is ``"-"`` (quiet move), ``"x"`` (one jump of a chain), ``"huff"``, ``"stop"``
     (end a chain early) or ``"force"``; ``src`` and ``dst`` are square indices (see
-    :data:`CELLS`; -1 when unused). Build moves with :meth:`Draughts.parse_move` or take them
-    from ``legal_moves()``: the module keeps one object per move.
+    :data:`CELLS`; -1 when unused), so ``from_cell`` and ``to_cell`` name them. Build moves
+    with :meth:`from_text` (or :meth:`Draughts.parse_move`, which also reads the English
+    1-32 numbering) or take them from ``legal_moves()``: the module keeps one object per move.
+
+    >>> DraughtsMove.from_text("c3xe5")
+    DraughtsMove.from_text('c3xe5')
+    >>> DraughtsMove.from_text("c3xe5").from_cell
+    'c3'
     """
 
     kind: str
@@ -149,6 +155,25 @@ class DraughtsMove:
         if self.kind == FORCE:
             return FORCE
         return f"{self.kind} {CELLS[self.src]}"
+
+    def __repr__(self) -> str:
+        return f"DraughtsMove.from_text({str(self)!r})"
+
+    @property
+    def from_cell(self) -> str:
+        """The cell the action starts from (the piece moved, huffed or stopped); '' if none."""
+        return CELLS[self.src] if self.src >= 0 else ""
+
+    @property
+    def to_cell(self) -> str:
+        """The cell a move or jump lands on; '' for the other actions."""
+        return CELLS[self.dst] if self.kind in (QUIET, JUMP) else ""
+
+    @staticmethod
+    def from_text(text: str) -> DraughtsMove:
+        """The action written ``text`` in cell names (``c3-d4``, ``c3xe5``, ``huff d4``,
+        ``stop e5``, ``force``); ValueError if it is none."""
+        return _parse(text, numbered=False)
 
 
 def _on_diagonal(a: int, b: int) -> bool:
@@ -203,6 +228,73 @@ _JUMPS_FORWARD: tuple[tuple[_Jump, ...], ...] = tuple(
     tuple(_jumps(sq, _FORWARD[side]) for sq in range(N_SQUARES)) for side in (0, 1)
 )
 _JUMPS_ALL: tuple[_Jump, ...] = tuple(_jumps(sq, range(4)) for sq in range(N_SQUARES))
+# The men's moves of a whole side at once. The board's bytes, translated, are integers with
+# one byte per square (square i is bit 8 * i): ``_PIECE_BYTES[code]`` keeps the squares
+# holding ``code``, ``_EMPTY_BYTES`` the empty ones, ``_ENEMY_BYTES[side]`` the pieces
+# ``side`` may jump. A step in a direction is a shift by 8 * delta bits, delta depending on
+# the rank's parity, so each direction has two (delta, sources) pairs.
+_PIECE_BYTES: tuple[bytes, ...] = tuple(
+    bytes(1 if c == code else 0 for c in range(256)) for code in range(6)
+)
+_EMPTY_BYTES = _PIECE_BYTES[EMPTY]
+_ENEMY_BYTES: tuple[bytes, bytes] = (
+    bytes(1 if c < 6 and _ENEMY[0][c] else 0 for c in range(256)),
+    bytes(1 if c < 6 and _ENEMY[1][c] else 0 for c in range(256)),
+)
+
+
+def _bytes_of(squares: Iterable[int]) -> int:
+    return sum(1 << 8 * sq for sq in squares)
+
+
+def _step_groups(d: int) -> tuple[tuple[int, int, tuple[DraughtsMove | None, ...]], ...]:
+    """Direction ``d``'s steps: (8 * delta, sources as bytes, destination -> quiet move)."""
+    by_delta: dict[int, list[int]] = {}
+    for sq in range(N_SQUARES):
+        if _RAYS[sq][d]:
+            by_delta.setdefault(_RAYS[sq][d][0] - sq, []).append(sq)
+    return tuple(
+        (8 * delta, _bytes_of(sources),
+         tuple(_QUIET_MOVE.get((dst - delta, dst)) for dst in range(N_SQUARES)))
+        for delta, sources in sorted(by_delta.items())
+    )
+
+
+def _jump_group(d: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[DraughtsMove | None, ...]]:
+    """Direction ``d``'s jumps: (sources with room to land, as bytes; (8 * delta to the
+    jumped square, sources with that delta); source -> jump move)."""
+    sources = [sq for sq in range(N_SQUARES) if len(_RAYS[sq][d]) >= 2]
+    by_delta: dict[int, list[int]] = {}
+    for sq in sources:
+        by_delta.setdefault(_RAYS[sq][d][0] - sq, []).append(sq)
+    return (
+        _bytes_of(sources),
+        tuple((8 * delta, _bytes_of(group)) for delta, group in sorted(by_delta.items())),
+        tuple(_JUMP_MOVE[sq, _RAYS[sq][d][1]] if sq in sources else None
+              for sq in range(N_SQUARES)),
+    )
+
+
+_STEP_GROUPS = tuple(_step_groups(d) for d in range(4))
+_JUMP_GROUPS = tuple(_jump_group(d) for d in range(4))
+# The landing square of a jump is a fixed distance away in every direction (two ranks, two
+# files): 8 * that distance per direction.
+_JUMP_SHIFT: tuple[int, ...] = tuple(
+    8 * (_RAYS[sq][d][1] - sq) for d in range(4)
+    for sq in (next(q for q in range(N_SQUARES) if len(_RAYS[q][d]) >= 2),)
+)
+
+
+def _squares(bits: int) -> list[int]:
+    """The squares set in a one-byte-per-square integer, lowest first."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append((low.bit_length() - 1) >> 3)
+        bits ^= low
+    return out
+
+
 _KING_RAYS: tuple[tuple[_Ray, ...], ...] = tuple(
     tuple(
         tuple((t, _QUIET_MOVE[sq, t], _JUMP_MOVE[sq, t]) for t in _RAYS[sq][d])
@@ -225,6 +317,60 @@ _NUMBER: tuple[int, ...] = tuple(
 _MOVE_RE = re.compile(r"([a-z]+\d+|\d+)\s*([-x])\s*([a-z]+\d+|\d+)")
 
 _Groups = list[tuple[int, list[tuple[int, DraughtsMove]]]]  # (jumped, [(landing, move)])
+
+
+def _square(text: str, numbered: bool) -> int:
+    """The square named ``text`` (a cell, or with ``numbered`` a checkers number 1-32)."""
+    if text.isdigit():
+        if not numbered:
+            raise ValueError(
+                f"{text!r}: numbered squares (1-32) are English checkers notation; "
+                "write cells such as c3"
+            )
+        n = int(text)
+        if not 1 <= n <= N_SQUARES:
+            raise ValueError(f"{text!r} is not a square number; squares are 1 ... 32")
+        return _number_to_square(n)
+    if text in INDEX:
+        return INDEX[text]
+    if re.fullmatch(r"[a-h][1-8]", text):
+        raise ValueError(
+            f"{text!r} is a light square; draughts is played on the dark squares "
+            "(a1, c1, ... h8)"
+        )
+    raise ValueError(
+        f"{text!r} is not a cell of the draughts board; cells are the dark squares "
+        "a1, c1, e1, g1, b2 ... h8"
+    )
+
+
+def _parse(text: str, numbered: bool) -> DraughtsMove:
+    """The action written ``text``; the module's one object for it."""
+    t = text.strip().lower()
+    if t == FORCE:
+        return _FORCE_MOVE
+    word, _, rest = t.partition(" ")
+    if word in (HUFF, STOP) and rest.strip():
+        sq = _square(rest.strip(), numbered)
+        return (_HUFF_MOVE if word == HUFF else _STOP_MOVE)[sq]
+    if t.count("x") > 1 or t.count("-") > 1:
+        raise ValueError(f"{text!r} is a whole turn; enter one jump at a time (c3xe5, then e5xg7)")
+    m = _MOVE_RE.fullmatch(t)
+    if m is None:
+        raise ValueError(
+            f"{text!r} is not a draughts action; write c3-d4 (move), c3xe5 (one jump), "
+            "huff d4, stop e5 or force"
+        )
+    src, sep, dst = _square(m[1], numbered), m[2], _square(m[3], numbered)
+    if not _on_diagonal(src, dst):
+        raise ValueError(f"{text!r}: {CELLS[src]} and {CELLS[dst]} are not on one diagonal")
+    if sep == JUMP:
+        if len(_BETWEEN[src, dst]) == 0:
+            raise ValueError(
+                f"{text!r}: a jump passes over a piece, so it goes at least two squares"
+            )
+        return _JUMP_MOVE[src, dst]
+    return _QUIET_MOVE[src, dst]
 
 
 # ----------------------------------------------------------------------------- the game
@@ -349,10 +495,14 @@ class Draughts(Game[DraughtsMove]):
         self._short_landing = bool(o["king_short_landing"])
         self._promo = str(o["promotion_mid_capture"])
         self._majority = bool(o["majority"])
+        self._king_draws = bool(o["draw_king_vs_king"] or o["draw_king_vs_two_kings"])
+        self._king_moves_limit = int(o["king_moves_draw"])
+        self._threefold = bool(o["threefold_repetition"])
         backward = bool(o["men_capture_backward"])
         self._man_jumps = (
             (_JUMPS_ALL, _JUMPS_ALL) if backward else (_JUMPS_FORWARD[0], _JUMPS_FORWARD[1])
         )
+        self._man_jump_dirs = ((0, 1, 2, 3), (0, 1, 2, 3)) if backward else _FORWARD
         first = "W" if o["first_player"] == "white" else "B"
         second = "B" if first == "W" else "W"
         self._colours = (first, second)
@@ -364,7 +514,7 @@ class Draughts(Game[DraughtsMove]):
                 board[sq] = MAN[0]
             elif _RANK[sq] >= SIZE - 3:
                 board[sq] = MAN[1]
-        self._board = board
+        self._board = bytearray(board)  # one byte per square: cheap to copy and scan
         self._turn = 0
         self._chain = -1  # square of the piece capturing in a chain under way, else -1
         self._captured: tuple[int, ...] = ()  # squares jumped in that chain (DEAD)
@@ -373,12 +523,14 @@ class Draughts(Game[DraughtsMove]):
         self._must = False  # a forced turn: the player must capture
         self._quiet = 0  # turns in a row of king moves without capture
         self._result: Outcome | None = None
-        self._next: tuple[DraughtsMove, ...] = self._turn_moves()
+        # The legal actions, generated when first asked for (None until then): a position
+        # reached at a leaf of a search is never asked, and never pays for them.
+        self._next: tuple[DraughtsMove, ...] | None = None
 
     # ------------------------------------------------------------------ state
     def _snapshot(self) -> Any:
         return (
-            self._board[:],
+            bytes(self._board),
             self._turn,
             self._chain,
             self._captured,
@@ -403,21 +555,54 @@ class Draughts(Game[DraughtsMove]):
             self._result,
             self._next,
         ) = state
-        self._board = board[:]
+        self._board = bytearray(board)
 
     def _current_player(self) -> int:
         return self._turn
 
     def _outcome(self) -> Outcome | None:
+        if self._next is None:
+            self._moves()  # "no legal action" is an outcome too
         return self._result
 
     def _legal_moves(self) -> list[DraughtsMove]:
-        return list(self._next)
+        return list(self._moves())
+
+    def _moves(self) -> tuple[DraughtsMove, ...]:
+        """The legal actions; generated on first use, and the game lost without any."""
+        moves = self._next
+        if moves is None:
+            self._next = moves = self._turn_moves()
+            if not moves:
+                board, me = self._board, self._turn
+                # A loss outranks a draw found at the start of the turn.
+                if board.count(MAN[me]) + board.count(KING[me]):
+                    self._result = Outcome(1 - me, Reason.BLOCKED)
+                else:
+                    self._result = Outcome(1 - me, Reason.NO_PIECES)
+        return moves
 
     def _position_key(self) -> Hashable | None:
-        if self._chain >= 0:
-            return None  # a position inside a chain can never repeat
-        return (bytes(self._board), self._turn, self._huff, self._must)
+        # No key is recorded per action (that would cost every push): :meth:`_repeats`
+        # finds earlier occurrences in the undo stack's snapshots instead.
+        return None
+
+    def _repeats(self) -> int:
+        """How often the current position (board, player to move, huff rights, a forced
+        capture) occurred before in this game: the threefold-repetition count.
+
+        Only the last ``quiet`` actions can have left it, each a king's quiet move: a
+        man's move, a capture or a huff changes the position for good.
+        """
+        board, turn, huff, must = self._board, self._turn, self._huff, self._must
+        count = 0
+        undo = self._undo
+        for k in range(1, min(self._quiet, len(undo)) + 1):
+            state = undo[-k][0]  # the _snapshot taken before that action
+            if state[1] == turn and state[0] == board and state[4] == huff \
+                    and state[6] == must and state[2] < 0:
+                count += 1
+        return count
 
     # ------------------------------------------------------------------ move generation
     def _landed(self, code: int, land: int) -> tuple[int, bool]:
@@ -526,23 +711,33 @@ class Draughts(Game[DraughtsMove]):
         """Every legal action at the start of a turn (huffs and force first)."""
         board = self._board
         side = self._turn
-        man, king = MAN[side], KING[side]
-        enemy = _ENEMY[side]
-        man_jumps = self._man_jumps[side]
-        man_steps = _MAN_STEPS[side]
+        king = KING[side]
+        raw = board
+        men = int.from_bytes(raw.translate(_PIECE_BYTES[MAN[side]]), "little")
+        empty = int.from_bytes(raw.translate(_EMPTY_BYTES), "little")
         caps: list[DraughtsMove] = []
         quiets: list[DraughtsMove] = []
-        kings: list[int] = []
-        for sq, code in enumerate(board):
-            if code == man:
-                for over, land, move in man_jumps[sq]:
-                    if enemy[board[over]] and not board[land]:
-                        caps.append(move)
-                for to, move in man_steps[sq]:
-                    if not board[to]:
-                        quiets.append(move)
-            elif code == king:
-                kings.append(sq)
+        if men:
+            enemy = int.from_bytes(raw.translate(_ENEMY_BYTES[side]), "little")
+            for d in self._man_jump_dirs[side]:
+                room, groups, jump_moves = _JUMP_GROUPS[d]
+                shift = _JUMP_SHIFT[d]
+                landing = (empty >> shift if shift > 0 else empty << -shift) & room & men
+                if not landing:
+                    continue
+                over = 0
+                for delta, sources in groups:
+                    over |= (enemy >> delta if delta > 0 else enemy << -delta) & sources
+                for sq in _squares(landing & over):
+                    caps.append(jump_moves[sq])  # type: ignore[arg-type]
+            if not caps or not (self._compulsory or self._must):
+                for d in _FORWARD[side]:
+                    for delta, sources, quiet_moves in _STEP_GROUPS[d]:
+                        moved = men & sources
+                        targets = (moved << delta if delta > 0 else moved >> -delta) & empty
+                        for sq in _squares(targets):
+                            quiets.append(quiet_moves[sq])  # type: ignore[arg-type]
+        kings = _squares(int.from_bytes(raw.translate(_PIECE_BYTES[king]), "little"))
         for sq in kings:
             options = self._options(sq, king)
             if options:
@@ -594,7 +789,7 @@ class Draughts(Game[DraughtsMove]):
             code = board[src]
             self._huff, self._force = (), None  # an unused huff lapses
             if self._huffing:
-                capturers = {m.src for m in self._next if m.kind == JUMP}
+                capturers = {m.src for m in self._moves() if m.kind == JUMP}
                 if capturers:  # a missed capture: the opponent may huff
                     self._huff = (dst,) if src in capturers else tuple(sorted(capturers))
                     if self.options["huff_may_force"]:
@@ -638,7 +833,7 @@ class Draughts(Game[DraughtsMove]):
         else:  # FORCE: take the missed capture's move back; the offender must capture
             assert self._force is not None
             before, quiet = self._force
-            self._board = list(before)
+            self._board = bytearray(before)
             self._quiet = quiet
             self._huff, self._force = (), None
             self._turn ^= 1
@@ -664,99 +859,68 @@ class Draughts(Game[DraughtsMove]):
         self._start_turn(check_repetition=True)
 
     def _start_turn(self, check_repetition: bool, check_opponent: bool = False) -> None:
-        """The player to move begins (part of) a turn: their actions and the outcome."""
-        self._next = moves = self._turn_moves()
+        """The player to move begins (part of) a turn: the outcome, except "no legal
+        action", which :meth:`_moves` decides when the actions are first asked for."""
+        self._next = None
         self._result = None
         board = self._board
         me = self._turn
-        if not moves:
-            if board.count(MAN[me]) + board.count(KING[me]):
-                self._result = Outcome(1 - me, "blocked")
-            else:
-                self._result = Outcome(1 - me, "no pieces left")
-            return
         if check_opponent and not board.count(MAN[1 - me]) + board.count(KING[1 - me]):
-            self._result = Outcome(me, "no pieces left")
+            self._result = Outcome(me, Reason.NO_PIECES)
             return
         o = self.options
-        pieces = N_SQUARES - board.count(EMPTY)
-        if pieces <= 3 and (o["draw_king_vs_king"] or o["draw_king_vs_two_kings"]):
+        if self._king_draws and N_SQUARES - board.count(EMPTY) <= 3:
+            pieces = N_SQUARES - board.count(EMPTY)
             kings = (board.count(KING[0]), board.count(KING[1]))
             if pieces == 2 and kings == (1, 1) and o["draw_king_vs_king"]:
-                self._result = Outcome(None, "king vs king")
+                self._result = Outcome(None, Reason.KING_VS_KING)
             elif pieces == 3 and sorted(kings) == [1, 2] and o["draw_king_vs_two_kings"]:
-                self._result = Outcome(None, "king vs two kings")
+                self._result = Outcome(None, Reason.KING_VS_TWO_KINGS)
         if self._result is not None:
             return
-        limit = o["king_moves_draw"]
-        if limit and self._quiet >= 2 * limit:
-            self._result = Outcome(None, f"{limit} moves of kings only")
+        quiet = self._quiet
+        limit = self._king_moves_limit
+        if limit and quiet >= 2 * limit:
+            self._result = Outcome(None, Reason.KING_MOVES)
         elif (
             check_repetition
-            and self._quiet >= 8  # a position recurs only after 4 reversible turns
-            and o["threefold_repetition"]
-            and self._seen(self._position_key()) >= 2
+            and quiet >= 8  # a position recurs only after 4 reversible turns
+            and self._threefold
+            and self._repeats() >= 2
         ):
-            self._result = Outcome(None, "threefold repetition")
+            self._result = Outcome(None, Reason.THREEFOLD_REPETITION)
 
     # ------------------------------------------------------------------ notation
     def _square(self, text: str) -> int:
-        if text.isdigit():
-            if self.options["variant"] != "english":
-                raise ValueError(
-                    f"{text!r}: numbered squares (1-32) are English checkers notation; "
-                    "write cells such as c3"
-                )
-            n = int(text)
-            if not 1 <= n <= N_SQUARES:
-                raise ValueError(f"{text!r} is not a square number; squares are 1 ... 32")
-            return _number_to_square(n)
-        if text in INDEX:
-            return INDEX[text]
-        if re.fullmatch(r"[a-h][1-8]", text):
-            raise ValueError(
-                f"{text!r} is a light square; draughts is played on the dark squares "
-                "(a1, c1, ... h8)"
-            )
-        raise ValueError(
-            f"{text!r} is not a cell of the draughts board; cells are the dark squares "
-            "a1, c1, e1, g1, b2 ... h8"
-        )
+        return _square(text, numbered=self.options["variant"] == "english")
 
     def _parse_move(self, text: str) -> DraughtsMove:
-        t = text.lower()
-        if t == FORCE:
-            return _FORCE_MOVE
-        word, _, rest = t.partition(" ")
-        if word in (HUFF, STOP) and rest.strip():
-            sq = self._square(rest.strip())
-            return (_HUFF_MOVE if word == HUFF else _STOP_MOVE)[sq]
-        if t.count("x") > 1 or t.count("-") > 1:
-            raise ValueError(
-                f"{text!r} is a whole turn; enter one jump at a time (c3xe5, then e5xg7)"
-            )
-        m = _MOVE_RE.fullmatch(t)
-        if m is None:
-            raise ValueError(
-                f"{text!r} is not a draughts action; write c3-d4 (move), c3xe5 (one jump), "
-                "huff d4, stop e5 or force"
-            )
-        src, sep, dst = self._square(m[1]), m[2], self._square(m[3])
-        if not _on_diagonal(src, dst):
-            raise ValueError(f"{text!r}: {CELLS[src]} and {CELLS[dst]} are not on one diagonal")
-        if sep == JUMP:
-            if len(_BETWEEN[src, dst]) == 0:
-                raise ValueError(
-                    f"{text!r}: a jump passes over a piece, so it goes at least two squares"
-                )
-            return _JUMP_MOVE[src, dst]
-        return _QUIET_MOVE[src, dst]
+        return _parse(text, numbered=self.options["variant"] == "english")
 
     # ------------------------------------------------------------------ explanations
+    def expectation(self) -> str:
+        """A chain under way ('White's capture chain must go on from e5'), a forced capture,
+        a huff that may be taken; '' otherwise."""
+        if self._result is not None:
+            return ""
+        name = self.player_names[self._turn]
+        jumps = [str(m) for m in self._moves() if m.kind == JUMP]
+        if self._chain >= 0:
+            at = CELLS[self._chain]
+            if self._compulsory:
+                return f"{name}'s capture chain must go on from {at} ({', '.join(jumps)})"
+            return f"{name}'s capture chain may go on from {at} ({', '.join(jumps)}) or stop"
+        if jumps and (self._compulsory or self._must):
+            return f"{name} must capture: {', '.join(jumps)}"
+        if self._huff:
+            targets = ", ".join(CELLS[s] for s in self._huff)
+            return f"{name} to move; may first huff {targets} (a capture was missed)"
+        return ""
+
     def _explain(self, move: DraughtsMove) -> str:
         board = self._board
         me = self._turn
-        legal = self._next
+        legal = self._moves()
         kind = move.kind
         if self._chain >= 0:
             at = CELLS[self._chain]
@@ -831,7 +995,7 @@ class Draughts(Game[DraughtsMove]):
                 return "a man captures forward only in these rules"
         elif after and self._short_landing:
             return "a king lands on the square right behind the piece it captures"
-        jumps = [m for m in self._next if m.kind == JUMP]
+        jumps = [m for m in self._moves() if m.kind == JUMP]
         if self._majority:
             return f"you must take the most pieces: play {', '.join(map(str, jumps))}"
         if self._compulsory and any(m.src == move.src for m in jumps):
@@ -860,7 +1024,7 @@ class Draughts(Game[DraughtsMove]):
             "force": force,
             "must_capture": self._must,
             "quiet": self._quiet,
-            "outcome": self._result.to_dict() if self._result else None,
+            "outcome": result.to_dict() if (result := self._outcome()) else None,
         }
 
     def _read_board(self, cells: Any) -> list[int]:
@@ -902,7 +1066,7 @@ class Draughts(Game[DraughtsMove]):
                 )
         if chain_sq >= 0 and board[chain_sq] not in (MAN[turn], KING[turn]):
             raise ValueError(f"draughts position: no piece of the player to move on {chain}")
-        self._board = board
+        self._board = bytearray(board)
         self._turn = turn
         self._chain = chain_sq
         self._captured = captured
@@ -929,6 +1093,7 @@ class Draughts(Game[DraughtsMove]):
         else:
             self._start_turn(check_repetition=False, check_opponent=True)
         if d.get("outcome"):
+            self._moves()  # decided now, so the recorded outcome is the last word
             self._result = Outcome.from_dict(d["outcome"])
 
     def _view(self) -> dict[str, str]:
@@ -948,8 +1113,8 @@ class Draughts(Game[DraughtsMove]):
             lines.append(f" {rank + 1} | {' '.join(row)} |")
         lines.append("   +-----------------+")
         lines.append("     a b c d e f g h")
-        if self._result is not None:
-            r = self._result
+        r = self._outcome()
+        if r is not None:
             who = "draw" if r.winner is None else f"{self.player_names[r.winner]} wins"
             lines.append(f"{who}: {r.reason}")
         else:

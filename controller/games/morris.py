@@ -20,7 +20,7 @@ Rules as implemented
   this can happen at the first move of the moving phase.
 - Draws: the third occurrence of a position (the same men on the same points, the same
   player to move, the same men in hand) ends the game ("threefold repetition"), and so does
-  the 100th ply in a row of slides and flies without a removal ("100 plies without a
+  the 100th ply in a row of slides and flies without a removal ("plies without a
   removal"). A blocked player loses even if the ply that blocked them also triggers a draw.
 - Decisions where the seed is silent (RULES.md 5.3): a re-formed mill counts every time by
   default (``reformed_mills``); a removal is compulsory by default (``optional_removal``);
@@ -35,8 +35,8 @@ the 24 point names a1 a4 a7 b2 b4 b6 c3 c4 c5 d1 d2 d3 d5 d6 d7 e3 e4 e5 f2 f4 f
 
 >>> g = Morris()
 >>> for text in ("a1", "b2", "a4", "b4"):
-...     g.apply(g.parse_move(text))
->>> g.apply(g.parse_move("a7"))  # White closes the mill a1-a4-a7 ...
+...     g.apply(text)
+>>> g.apply("a7")  # White closes the mill a1-a4-a7 ...
 >>> g.current_player, [str(m) for m in g.legal_moves()]  # ... and must remove first
 (0, ['xb2', 'xb4'])
 """
@@ -46,7 +46,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .base import Game, Outcome, Param
+from .base import Game, Outcome, Param, Reason
 
 # ----------------------------------------------------------------------------- geometry
 # Point index = 8 * ring + k: ring 0 outer, 1 middle, 2 inner; k = 0..7 clockwise from the
@@ -352,7 +352,7 @@ class Morris(Game[MorrisMove]):
             if men[victim].bit_count() + self._hand[victim] < 3:
                 self._pending = 0
                 self._turn = victim
-                self._result = Outcome(me, "too few men")
+                self._result = Outcome(me, Reason.TOO_FEW_MEN)
                 return
             self._pending -= 1
             if self._pending and self._removable(victim):
@@ -392,15 +392,15 @@ class Morris(Game[MorrisMove]):
         if not self._hand[nxt] and not self._flies(nxt):
             empty = FULL ^ (men[0] | men[1])
             if not men[nxt] & _next_to(empty):
-                self._result = Outcome(me, "blocked")
+                self._result = Outcome(me, Reason.BLOCKED)
                 return
         quiet = self._quiet
         # A position can only recur after 4 plies without a placement or removal, so its
         # third occurrence needs at least 8: skip the history scan before that.
         if quiet >= 8 and self._threefold and self._seen(self._position_key()) >= 2:
-            self._result = Outcome(None, "threefold repetition")
+            self._result = Outcome(None, Reason.THREEFOLD_REPETITION)
         elif self._quiet_limit and quiet >= self._quiet_limit:
-            self._result = Outcome(None, f"{self._quiet_limit} plies without a removal")
+            self._result = Outcome(None, Reason.NO_REMOVAL)
 
     # ------------------------------------------------------------------ notation
     def _parse_move(self, text: str) -> MorrisMove:
@@ -427,6 +427,22 @@ class Morris(Game[MorrisMove]):
         raise ValueError(
             f"{text!r} is not morris notation: place 'd2', slide or fly 'a1-a4', remove 'xg7'"
         )
+
+    def expectation(self) -> str:
+        """After a mill: 'White formed a mill: remove a black man (not one in a mill)'."""
+        if not self._pending or self._result is not None:
+            return ""
+        me = self._turn
+        other = NAMES[me ^ 1].lower()
+        theirs = self._men[me ^ 1]
+        count = "a" if self._pending == 1 else "two"
+        men = "man" if self._pending == 1 else "men"
+        rule = ""
+        if self._removable(me ^ 1) != theirs:
+            rule = " (not one in a mill)"
+        elif any(theirs & m == m for m in MILL_MASKS):
+            rule = " (all are in mills: any of them)"
+        return f"{NAMES[me]} formed a mill: remove {count} {other} {men}{rule}"
 
     def _explain(self, move: MorrisMove) -> str:
         me = self._turn
@@ -527,14 +543,14 @@ class Morris(Game[MorrisMove]):
         self._result = None
         for p in (0, 1):
             if men[p].bit_count() + hand[p] < 3:
-                self._result = Outcome(p ^ 1, "too few men")
+                self._result = Outcome(p ^ 1, Reason.TOO_FEW_MEN)
                 return
         if pending and not self._removable(turn ^ 1):
             raise ValueError(f"{NAMES[turn]} owes a removal but no man may be removed")
         empty = FULL ^ (men[0] | men[1])
         blocked = not men[turn] & _next_to(empty)
         if not pending and not hand[turn] and not self._flies(turn) and blocked:
-            self._result = Outcome(turn ^ 1, "blocked")
+            self._result = Outcome(turn ^ 1, Reason.BLOCKED)
 
     # ------------------------------------------------------------------ views
     def _view(self) -> dict[str, str]:

@@ -57,10 +57,10 @@ Notation (``parse_move(str(m)) == m``; spaces are optional on input):
 ``view()``: ``"sx,sy"`` (skydiver coordinates) -> ``"."`` free skydiver, ``"R"`` red
 backpack, ``"O"`` orange backpack; cells without a tile are absent. Needs: identity.
 
->>> from controller.games import new_game
+>>> from tavola.games import new_game
 >>> g = new_game("quinque")
->>> g.apply(g.parse_move("m 0,0"))
->>> g.apply(g.parse_move("t 2,1"))
+>>> g.apply("m 0,0")
+>>> g.apply("t 2,1")
 >>> g.view()["0,0"], g.view()["2,1"], g.current_player
 ('R', 'O', 1)
 """
@@ -73,7 +73,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .base import Game, Outcome, Param
+from .base import Game, Outcome, Param, Reason
 
 Cell = tuple[int, int]
 
@@ -572,7 +572,7 @@ class Quinque(Game[QuinqueMove]):
             self._end_turn()
         repeated = self.options["repetition_draw"] and self.result is None
         if repeated and self._seen(self._position_key()) >= 2:
-            self.result = Outcome(None, "threefold repetition")
+            self.result = Outcome(None, Reason.THREEFOLD_REPETITION)
 
     def _judge(self, changed: Iterable[Cell]) -> None:
         """Set the outcome if the action just played (it changed ``changed``) made a line."""
@@ -581,7 +581,7 @@ class Quinque(Game[QuinqueMove]):
         p = self.player
         if self._ignore:
             if any(self._line_through(c, p) for c, q in self.sky.items() if q == p):
-                self.result = Outcome(p, "line")
+                self.result = Outcome(p, Reason.LINE)
             return
         mine = theirs = False
         for c in changed:
@@ -591,9 +591,9 @@ class Quinque(Game[QuinqueMove]):
             else:
                 theirs = theirs or self._line_through(c, q)
         if mine:
-            self.result = Outcome(p, "line")
+            self.result = Outcome(p, Reason.LINE)
         elif theirs:
-            self.result = Outcome(1 - p, "line completed by the opponent")
+            self.result = Outcome(1 - p, Reason.OPPONENT_LINE)
 
     def _line_through(self, cell: Cell, p: int) -> bool:
         """Whether ``cell`` lies on a line of ``line_length`` or more of ``p``'s backpacks."""
@@ -619,9 +619,9 @@ class Quinque(Game[QuinqueMove]):
         p = self.player
         if self.result is None:
             if not self.left[0] and not self.left[1]:
-                self.result = Outcome(None, "out of backpacks")
+                self.result = Outcome(None, Reason.OUT_OF_BACKPACKS)
             elif not self.supply and len(self.sky) == 4 * len(self.tiles):
-                self.result = Outcome(None, "no free skydiver")
+                self.result = Outcome(None, Reason.NO_FREE_SKYDIVER)
         self.player = 1 - p
         self.marked = None
         if opening and self.options["opening"] == "each" and p == RED:

@@ -28,7 +28,7 @@ pointing at themselves or at their partner (``sideways_dots=True`` also allows t
 opponents' edges). A player with nothing to take misses the turn: the engine passes the
 turn on by itself (the skipped seats are in the state as ``skipped``), so ``legal_moves()``
 is never empty while the game runs. A full round in which nobody can move is a draw
-("no move possible"); it cannot happen unless dots may point sideways. The team that
+("blocked"); it cannot happen unless dots may point sideways. The team that
 first has a line wins, whichever way its dots point; ``Outcome.winner`` is the team's
 first seat (0 or 1) and ``Outcome.winners`` both seats.
 
@@ -42,7 +42,7 @@ full board all game: Quixo needs ``identity`` (the camera).
 >>> g = Quixo()
 >>> len(g.legal_moves())
 44
->>> g.apply(g.parse_move("a1>e1"))
+>>> g.apply("a1>e1")
 >>> g.view()["e1"], g.view()["a1"], g.current_player
 ('O', '.', 1)
 """
@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
-from .base import Capability, Game, Outcome, Param
+from .base import Capability, Game, Outcome, Param, Reason
 
 BLANK = "."
 DIRECTIONS = ("n", "e", "s", "w")
@@ -65,11 +65,6 @@ SEAT_EDGES = ("s", "w", "n", "e")
 SEAT_LABELS = ("A1", "B1", "A2", "B2")
 _MARK_NAMES = {"O": "Circle", "X": "Cross"}
 
-REASON_LINE = "line"
-REASON_OPPONENT_LINE = "line made by the opponent"
-REASON_REPETITION = "threefold repetition"
-REASON_MOVE_CAP = "move cap"
-REASON_NO_MOVE = "no move possible"
 
 _MOVE_RE = re.compile(r"^([a-z]\d+)>([a-z]\d+)(?::([a-z]+))?$")
 
@@ -291,16 +286,16 @@ class Quixo(Game[QuixoMove]):
                 else:
                     other = True
         if other:
-            self.result = self._team_outcome(self.player + 1, REASON_OPPONENT_LINE)
+            self.result = self._team_outcome(self.player + 1, Reason.OPPONENT_LINE)
             return
         if own:
-            self.result = self._team_outcome(self.player, REASON_LINE)
+            self.result = self._team_outcome(self.player, Reason.LINE)
             return
         self._pass_turn()
         if self.result is None and self._repetition and self._seen(self._position_key()) >= 2:
-            self.result = Outcome(None, REASON_REPETITION)
+            self.result = Outcome(None, Reason.THREEFOLD_REPETITION)
         if self.result is None and self._cap and self.ply >= self._cap:
-            self.result = Outcome(None, REASON_MOVE_CAP)
+            self.result = Outcome(None, Reason.MOVE_CAP)
 
     def _pass_turn(self) -> None:
         """Hand the turn on; with 4 players skip seats with nothing to take."""
@@ -316,9 +311,13 @@ class Quixo(Game[QuixoMove]):
             self.skipped.append(seat)
             seat = (seat + 1) % players
         self.player = seat
-        self.result = Outcome(None, REASON_NO_MOVE)
+        self.result = Outcome(None, Reason.BLOCKED)
 
-    def _team_outcome(self, seat: int, reason: str) -> Outcome:
+    def resignation(self, player: int) -> Outcome:
+        """The other team (or player) wins; with four players both partners resign."""
+        return self._team_outcome(player + 1, Reason.RESIGNATION)
+
+    def _team_outcome(self, seat: int, reason: Reason) -> Outcome:
         players = self.num_players
         team = seat % 2
         winners = tuple(s for s in range(players) if s % 2 == team)
@@ -511,16 +510,16 @@ class Quixo(Game[QuixoMove]):
         if marks_with_line:
             mover = (self.player - 1) % players
             if self._marks[(mover + 1) % players] in marks_with_line:
-                self.result = self._team_outcome(mover + 1, REASON_OPPONENT_LINE)
+                self.result = self._team_outcome(mover + 1, Reason.OPPONENT_LINE)
             else:
-                self.result = self._team_outcome(mover, REASON_LINE)
+                self.result = self._team_outcome(mover, Reason.LINE)
             return
         if players == 4 and not self._can_move(self.player):
             self.player = (self.player - 1) % players
             self.skipped = []
             self._pass_turn()
         if self.result is None and self._cap and self.ply >= self._cap:
-            self.result = Outcome(None, REASON_MOVE_CAP)
+            self.result = Outcome(None, Reason.MOVE_CAP)
 
     # ----------------------------------------------------------------- display
     def _view(self) -> dict[str, str]:

@@ -6,7 +6,9 @@ Rules as implemented:
   spaces: nobody may put a chip there, and they count as a chip of every colour. The
   other 38 spaces each show one of 19 animals, every animal on two spaces. Which animal
   is where comes from a layout file (``data/sequence_kids_layout.toml``, 180-degree
-  symmetric; the real print is unknown) that a user may replace (parameter ``layout``).
+  symmetric; the real print is unknown) that a user may replace (parameter ``layout``:
+  the layout's TOML text; the daemon and ``tavola play`` read the file a user names, so a
+  record carries the layout itself and replays whatever becomes of the file).
 - Deck: 42 cards, two of each animal, 2 dragons, 2 unicorns. Each player holds 3 cards,
   dealt one at a time from the top of the deck, starting with player 0, who moves first.
 - Turn: optionally exchange a dead card first (``dead fox``: discard it and draw the top
@@ -56,7 +58,7 @@ Tokens (``view()``): ``R`` ``Y`` ``B`` ``G`` for chips; empty spaces and the fre
 corners report ``""``. The game needs occupancy sensing only.
 
 >>> g = SequenceKids(cards="declared")
->>> g.apply(g.parse_move("fox@b7"))
+>>> g.apply("fox@b7")
 >>> g.view()["b7"], g.current_player
 ('R', 1)
 """
@@ -70,10 +72,9 @@ import tomllib
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 from typing import Any, ClassVar
 
-from .base import Game, Outcome, Param, iter_cells
+from .base import Game, Outcome, Param, Reason, iter_cells
 
 FILES, RANKS = 6, 7
 CELLS: tuple[str, ...] = tuple(iter_cells(FILES, RANKS))  # index = rank * 6 + file
@@ -161,8 +162,8 @@ _WORD_RE = re.compile(r"[a-z]+")
 
 
 # --------------------------------------------------------------------------- layout
-class Layout:
-    """Which animal is printed on which cell of the board (loaded from a TOML file)."""
+class BoardPrint:
+    """Which animal is printed on which cell of the board (from a TOML layout)."""
 
     __slots__ = ("animal_at", "animals", "cards", "dead", "order", "places", "source", "spaces")
 
@@ -187,8 +188,8 @@ class Layout:
         return [card for card in self.cards for _ in range(COPIES)]
 
 
-def parse_layout(text: str, source: str = "layout") -> Layout:
-    """A :class:`Layout` from TOML text; ValueError says what is wrong with it."""
+def parse_layout(text: str, source: str = "layout") -> BoardPrint:
+    """A :class:`BoardPrint` from TOML text; ValueError says what is wrong with it."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -246,34 +247,29 @@ def parse_layout(text: str, source: str = "layout") -> Layout:
                 f"{source}: {name!r} is on {len(cells)} space(s) ({' '.join(cells)}); "
                 f"every animal must be on exactly {COPIES}"
             )
-    return Layout(tuple(animal_at), source)
+    return BoardPrint(tuple(animal_at), source)
 
 
 _DEFAULT_LAYOUT = "sequence_kids_layout.toml"
-_layout_cache: dict[tuple[str, int], Layout] = {}
+_layout_cache: dict[str, BoardPrint] = {}
 
 
-def load_layout(path: str = "") -> Layout:
-    """The layout in the TOML file ``path``, or the shipped default when ``path`` is ''."""
-    if not path:
-        key = ("", 0)
-        if key not in _layout_cache:
+def load_layout(text: str = "") -> BoardPrint:
+    """The layout in the TOML ``text``, or the shipped default when ``text`` is ''."""
+    if text not in _layout_cache:
+        if not text:
             data = resources.files(__name__.rpartition(".")[0]).joinpath("data")
-            text = data.joinpath(_DEFAULT_LAYOUT).read_text(encoding="utf-8")
-            _layout_cache[key] = parse_layout(text, f"the default layout {_DEFAULT_LAYOUT}")
-        return _layout_cache[key]
-    file = Path(path).expanduser()
-    try:
-        stamp = file.stat().st_mtime_ns
-        key = (str(file.resolve()), stamp)
-        if key not in _layout_cache:
-            _layout_cache[key] = parse_layout(file.read_text(), f"layout file {path!r}")
-    except OSError as exc:
-        raise ValueError(
-            f"layout file {path!r} cannot be read ({exc.strerror or exc}); "
-            "give the path of a TOML layout, or '' for the default board"
-        ) from exc
-    return _layout_cache[key]
+            default = data.joinpath(_DEFAULT_LAYOUT).read_text(encoding="utf-8")
+            board = parse_layout(default, f"the default layout {_DEFAULT_LAYOUT}")
+        elif "\n" not in text and "=" not in text:
+            raise ValueError(
+                f"layout = {text!r}: the parameter holds the layout's TOML text, not a file "
+                "name; 'tavola play -p layout=FILE' and the daemon's config read the file"
+            )
+        else:
+            board = parse_layout(text, "the layout")
+        _layout_cache[text] = board
+    return _layout_cache[text]
 
 
 # --------------------------------------------------------------------------- the game
@@ -304,7 +300,8 @@ class SequenceKids(Game[SequenceMove]):
             "in the game's parameters",
             type=int,
         ),
-        Param("layout", "", "path of a TOML board layout; '' = the shipped default"),
+        Param("layout", "", "a TOML board layout (a file name for -p and the config); "
+              "'' = the shipped default"),
         Param("dead_cards", 1, "dead-card exchanges allowed per turn; 0 = any number", minimum=0),
         Param(
             "teams",
@@ -326,6 +323,9 @@ class SequenceKids(Game[SequenceMove]):
         ),
         Param("chips", 21, "chips of each colour (a team shares its colour's)", minimum=1),
     )
+    # Parameters a user gives as a file name: the config and ``tavola play`` pass the
+    # file's content instead, so the record holds the layout, not a path.
+    file_params: ClassVar[tuple[str, ...]] = ("layout",)
     CONFORMANCE_PARAMS: ClassVar[tuple[dict[str, Any], ...]] = (
         {"cards": "declared"},
         {"players": 3, "seed": 3},
@@ -342,6 +342,11 @@ class SequenceKids(Game[SequenceMove]):
     )
 
     # ------------------------------------------------------------------ setup
+    def resignation(self, player: int) -> Outcome:
+        """Every player of another colour wins: the other team, or each other player."""
+        winners = tuple(q for q, c in enumerate(self._colour) if c != self._colour[player])
+        return Outcome(winners[0], Reason.RESIGNATION, winners)
+
     def _setup(self) -> None:
         o = self.options
         n: int = o["players"]
@@ -482,7 +487,7 @@ class SequenceKids(Game[SequenceMove]):
             self._passes = 0
             if self._wins(i, colour):
                 team = tuple(q for q, c in enumerate(self._colour) if c == colour)
-                self._result = Outcome(p, "sequence", team)
+                self._result = Outcome(p, Reason.SEQUENCE, team)
                 return
             self._draw(p)
             self._end_turn()
@@ -504,7 +509,7 @@ class SequenceKids(Game[SequenceMove]):
         else:
             self._passes += 1
             if self._passes >= self.num_players:
-                self._result = Outcome(None, "blocked")
+                self._result = Outcome(None, Reason.BLOCKED)
             self._end_turn()
 
     def winning_cells(self) -> tuple[str, ...]:
@@ -558,7 +563,7 @@ class SequenceKids(Game[SequenceMove]):
         self._deck = pile
         stall: int = self.options["stall_cycles"]
         if stall and self._quiet >= stall and self._result is None:
-            self._result = Outcome(None, "stalled")
+            self._result = Outcome(None, Reason.STALLED)
 
     def _end_turn(self) -> None:
         self._to_move = (self._to_move + 1) % self.num_players

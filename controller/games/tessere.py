@@ -52,9 +52,9 @@ For the daemon: :meth:`Tessere.off_board` (what is still off the board),
 
 >>> g = Tessere()
 >>> for text in ("G@a1", "YG@e5", "GB@e1", "RYGB@a5"):
-...     g.apply(g.parse_move(text))
+...     g.apply(text)
 >>> g.outcome()
-Outcome(winner=1, reason='line', winners=(1,))
+Outcome(winner=1, reason=Reason.LINE, winners=(1,))
 >>> g.winning_cells()
 ('a1', 'e1', 'a5', 'e5')
 """
@@ -65,7 +65,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, ClassVar
 
-from .base import Game, Outcome, Param, iter_cells
+from .base import Game, Outcome, Param, Reason, iter_cells
 
 SIZE = 5
 CELLS: tuple[str, ...] = tuple(iter_cells(SIZE, SIZE))
@@ -301,10 +301,10 @@ class Tessere(Game[TessereMove]):
             if won:
                 won.add(cell)
                 self.win_cells = tuple(sorted(won))
-                self.result = Outcome(player, "line")
+                self.result = Outcome(player, Reason.LINE)
                 return
         if all(board):
-            self.result = Outcome(self.blocks[1], "second block")
+            self.result = Outcome(self.blocks[1], Reason.SECOND_BLOCK)
 
     def _current_player(self) -> int:
         return self.to_move
@@ -317,7 +317,7 @@ class Tessere(Game[TessereMove]):
             return None  # a stale report (the turn is already over) must not cost a turn
         policy = self.options["on_timeout"]
         if policy == "lose":
-            return Outcome(1 - player, "time")
+            return Outcome(1 - player, Reason.TIME)
         if policy == "pass":
             self.apply(PASS)  # an action, so the history and the records keep the lost turn
         return None
@@ -414,7 +414,7 @@ class Tessere(Game[TessereMove]):
                 + "): give the outcome too"
             )
         elif all(self.board):
-            self.result = Outcome(self.blocks[1], "second block")
+            self.result = Outcome(self.blocks[1], Reason.SECOND_BLOCK)
 
     # ----------------------------------------------------------------- views
     def _view(self) -> dict[str, str]:

@@ -290,3 +290,23 @@ def test_the_docs_describe_every_key() -> None:
     for section, keys in SCHEMA.items():
         for key in keys:
             assert f"`{section}.{key}`" in docs, f"{section}.{key} not in docs/config.md"
+
+
+def test_a_layout_file_parameter_is_read_into_the_game(tmp_path: Path) -> None:
+    from importlib import resources
+
+    shipped = resources.files("tavola.games").joinpath("data", "sequence_kids_layout.toml")
+    (tmp_path / "board.toml").write_text(shipped.read_text())
+    config = tmp_path / "tavola.toml"
+    config.write_text('[game]\nname = "sequence-kids"\nparams = { layout = "board.toml" }\n')
+    cfg = load_config(config, {}, {})
+    assert cfg.game.params["layout"] == shipped.read_text()  # the content, not the name
+    game = cfg.game.new_game()
+    (tmp_path / "board.toml").unlink()  # the game and its record do not need the file
+    assert game.options["layout"] == shipped.read_text()
+
+    with pytest.raises(ConfigError, match=r"game.params.layout = 'board.toml': cannot read"):
+        load_config(config, {}, {})
+    (tmp_path / "board.toml").write_text("rows = []\n")
+    with pytest.raises(ConfigError, match=r"game.params.layout = 'board.toml': .*wrong size"):
+        load_config(config, {}, {})

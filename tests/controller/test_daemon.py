@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tavola import journal as J
 from tavola.config import load_config
 from tavola.daemon import Daemon
 from tavola.feedback import GREEN, OFF
 from tavola.journal import Journal
+from tavola.record import ActionEntry, UndoEntry, replay
 
 TAVOLA = [sys.executable, "-m", "tavola.cli"]
 
@@ -86,11 +86,13 @@ def test_sigkill_mid_game_then_restart_resumes_position_clocks_and_history(
     sock, path = notify_socket
     env = {"NOTIFY_SOCKET": path, "TAVOLA_CLOCK_MODE": "fischer", "TAVOLA_CLOCK_MINUTES": "5",
            "TAVOLA_CLOCK_INCREMENT": "3"}
+    up_since = time.monotonic()
     proc = start(tmp_path, "d2\nwait 0.3\na1\nwait 0.3\nd6\nwait 30\n", env=env)
     try:
         messages(sock, b"READY=1")
         wait_for(lambda: len([e for e in current(tmp_path) if e["type"] == "action"]) == 3)
         time.sleep(0.3)
+        up_before = time.monotonic() - up_since  # the most Black's clock may have run
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     finally:
@@ -98,7 +100,7 @@ def test_sigkill_mid_game_then_restart_resumes_position_clocks_and_history(
     before = current(tmp_path)
     record = Journal(tmp_path / "state").resume()
     assert record is not None
-    replayed = J.replay(record.header, record.entries)
+    replayed = replay(record)
     assert [str(m) for m in replayed.game.history] == ["d2", "a1", "d6"]
     left_before = replayed.clock["left"] if replayed.clock else None
     assert left_before is not None and 290 < left_before[1] <= 300 + 3  # one increment
@@ -106,24 +108,27 @@ def test_sigkill_mid_game_then_restart_resumes_position_clocks_and_history(
     time.sleep(2.0)  # the daemon is down for two seconds: nobody's clock may run
 
     # Restart: Black's reply is played on the board that was left as it was.
+    up_since = time.monotonic()
     proc = start(tmp_path, "wait 0.5\ng7\nwait 30\n", env=env)
     try:
         ready = messages(sock, b"READY=1")
-        assert ready[-1] == b"READY=1\nSTATUS=morris: Black to move"
+        assert ready[-1].startswith(b"READY=1\nSTATUS=morris: Black to move, White 5:0")
         wait_for(lambda: len([e for e in current(tmp_path) if e["type"] == "action"]) == 4)
+        up_after = time.monotonic() - up_since
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(10) == 0
     finally:
         proc.kill()
+        proc.communicate()  # closes the pipes
     after = current(tmp_path)
     assert after[: len(before)] == before  # nothing lost or rewritten
     moves = [e["move"] for e in after if e["type"] == "action"]
     assert moves == ["d2", "a1", "d6", "g7"]
-    # Black's clock was paused while the daemon was down: it lost only the time it ran
-    # (about 0.3 s before the kill and 0.6 s after the restart), not the 2 s downtime.
+    # Black's clock was paused while the daemon was down: it lost at most the time the
+    # daemons ran (measured here, whatever the machine's speed), never the 2 s downtime.
     black_move = [e for e in after if e["type"] == "action"][-1]
     spent = left_before[1] + 3 - black_move["clock"]["left"][1]  # 3: Fischer increment
-    assert 0.5 < spent < 1.8
+    assert 0 < spent < up_before + up_after
 
 
 def test_a_game_the_sensor_cannot_follow_stops_start_up_with_the_fix(tmp_path: Path) -> None:
@@ -171,7 +176,8 @@ def test_in_process_console_commands_frames_and_shutdown(tmp_path: Path) -> None
     assert frames[-1] == (OFF,) * daemon.leds.count  # cleared on the way out
     entries = Journal(tmp_path).resume()
     assert entries is not None
-    assert [e["type"] for e in entries.entries if e["type"] != "clock"] == ["action", "undo"]
+    assert [type(e) for e in entries.entries if isinstance(e, (ActionEntry, UndoEntry))] == [
+        ActionEntry, UndoEntry]
 
 
 def test_clearing_the_board_after_a_game_starts_the_next_one(tmp_path: Path) -> None:

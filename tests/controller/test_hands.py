@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from tavola import journal as J
 from tavola.config import InferenceConfig
 from tavola.daemon import TICK_SECONDS
 from tavola.games import Game, new_game
@@ -19,6 +18,7 @@ from tavola.hardware.hands import Raw, settled
 from tavola.hardware.layout import Layout
 from tavola.hardware.sim import SimSensor
 from tavola.inference import Ambiguous
+from tavola.record import AmendEntry, Entry, Record, StartEntry, replay
 from tavola.session import Session
 
 CFG = InferenceConfig()
@@ -35,7 +35,7 @@ class Table:
                                settle=CFG.settle, grace=CFG.grace)
         self.board = game.view("identity")
         self.now = 0.0
-        self.entries: list[dict[str, Any]] = []
+        self.entries: list[Entry] = []
         self.logs: list[str] = []
         self.session.start(0.0, 0.0)
         self.session.on_snapshot(self._reading(self.board), 0.0, 0.0)
@@ -89,7 +89,7 @@ class Table:
         return [str(m) for m in self.session.game.history]
 
     def kinds(self) -> list[str]:
-        return [e["type"] for e in self.entries if e["type"] != "clock"]
+        return [e.TYPE for e in self.entries if e.TYPE != "clock"]
 
     @property
     def flags(self) -> int:
@@ -157,7 +157,8 @@ def test_a_morris_man_set_on_the_wrong_cell_and_moved_is_a_correction(
     if rest > CFG.settle:  # it had been accepted on d3: now amended, for the record
         assert t.kinds() == ["action", "amend"]
         amend = t.entries[-1]
-        assert (amend["replaced"], amend["moves"], amend["player"]) == (["d3"], ["d2"], 0)
+        assert isinstance(amend, AmendEntry)
+        assert (amend.replaced, amend.moves, amend.player) == (("d3",), ("d2",), 0)
         assert any("corrected to d2" in line for line in t.logs)
     else:
         assert t.kinds() == ["action"]
@@ -262,7 +263,7 @@ def test_a_removed_man_put_back_is_ambiguous_in_the_placement_phase() -> None:
     result = t.session.result
     assert isinstance(result, Ambiguous) and result.takeback == 1
     assert [str(s[0]) for s in result.candidates] == ["b2"]
-    assert t.played[-1] == "xb2" and "ambiguous: b2 or undo" in t.session.status()
+    assert t.played[-1] == "xb2" and "ambiguous: type play b2 or undo" in t.session.status()
     t.hands((0.0, "b4", ""))  # no: White takes the other man
     assert t.played[-2:] == ["a7", "xb4"] and t.kinds()[-1] == "amend" and t.flags == 0
 
@@ -425,6 +426,6 @@ def test_an_amendment_replays_from_the_journal() -> None:
     t = Table(new_game("morris"))
     t.hands((0.0, "d3", "W"))
     t.hands((0.0, "d3", ""), (0.01, "d2", "W"))
-    header = J.start_entry(new_game("morris"), game_id="x", wall=0.0)
-    replayed = J.replay(header, t.entries).game
+    header = StartEntry.of(new_game("morris"), game_id="x", wall=0.0)
+    replayed = replay(Record(header, tuple(t.entries))).game
     assert [str(m) for m in replayed.history] == ["d2"]

@@ -1,7 +1,9 @@
-"""The journal: fsynced appends, resume after a power cut, replay, records and export."""
+"""The journal and the record: fsynced appends, resume after a power cut, replay, records
+and export."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -12,25 +14,26 @@ from typing import Any
 import pytest
 
 from tavola.clock import Clock, ClockSpec
-from tavola.games import GAMES, Game, Outcome, new_game
+from tavola.export import export_text
+from tavola.games import GAMES, Game, Outcome, Reason, new_game
 from tavola.games.tessere import Tessere
-from tavola.journal import (
-    Journal,
-    JournalError,
+from tavola.journal import Journal, JournalError, encode
+from tavola.record import (
+    ActionEntry,
+    AmendEntry,
+    ClockEntry,
+    IllegalEntry,
     Record,
-    action_entry,
-    amend_entry,
+    RecordError,
+    ResultEntry,
+    StartEntry,
+    TimeoutEntry,
+    UndoEntry,
     checkpoint_due,
-    clock_entry,
-    export_text,
-    illegal_entry,
+    entry_from_json,
     new_game_id,
     replay,
-    result_entry,
     score,
-    start_entry,
-    timeout_entry,
-    undo_entry,
 )
 
 WALL = 1714573812.0  # 2024-05-01 14:30:12 UTC
@@ -38,15 +41,27 @@ WALL = 1714573812.0  # 2024-05-01 14:30:12 UTC
 
 def begin(journal: Journal, game: Game[Any], clock: ClockSpec | None = None) -> str:
     game_id = journal.new_id(WALL, game.name)
-    journal.append(start_entry(game, game_id=game_id, wall=WALL, clock=clock))
+    journal.begin(StartEntry.of(game, game_id=game_id, wall=WALL, clock=clock))
     return game_id
+
+
+def action_entry(move: object, *, player: int, ply: int, wall: float, now: float) -> ActionEntry:
+    return ActionEntry(str(move), player, ply, wall, now)
+
+
+def undo_entry(move: object, *, player: int, wall: float, now: float) -> UndoEntry:
+    return UndoEntry(str(move), player, wall, now)
+
+
+def moves(record: Record) -> list[str]:
+    return [e.move for e in record.entries if isinstance(e, ActionEntry)]
 
 
 def play(journal: Journal, game: Game[Any], *texts: str, now: float = 0.0) -> None:
     for text in texts:
         player = game.current_player
         game.apply(game.parse_move(text))
-        journal.append(action_entry(text, player=player, ply=len(game.history), wall=WALL, now=now))
+        journal.append(ActionEntry(text, player, len(game.history), WALL, now))
 
 
 def lines_of(path: Path) -> list[str]:
@@ -82,11 +97,11 @@ def test_append_fsyncs_the_line_before_returning(
 def test_append_checks_the_order_of_entries(tmp_path: Path) -> None:
     journal = Journal(tmp_path)
     game = new_game("tessere")
-    with pytest.raises(ValueError, match="first entry must be 'start'"):
+    with pytest.raises(ValueError, match="begin"):
         journal.append(action_entry("G@a1", player=0, ply=1, wall=WALL, now=0.0))
-    with pytest.raises(ValueError, match="type must be one of"):
-        journal.append({"type": "chat"})
     begin(journal, game)
+    with pytest.raises(ValueError, match="begin"):
+        journal.append(StartEntry.of(game, game_id="again", wall=WALL))
     with pytest.raises(ValueError, match="already in progress"):
         begin(journal, game)
     assert len(lines_of(journal.current)) == 1
@@ -97,12 +112,12 @@ def test_every_line_is_one_json_object(tmp_path: Path) -> None:
     game = new_game("tessere")
     begin(journal, game, ClockSpec("move", move_seconds=60))
     journal.append(
-        illegal_entry(
+        IllegalEntry(
             sensed={"c3": "RY", "d4": ""},
             reason="RY@c3: all 3 RY checkers are already on the board",
             player=0,
             wall=WALL,
-            now=1.0,
+            mono=1.0,
             move="RY@c3",
         )
     )
@@ -132,12 +147,12 @@ def test_resume_rebuilds_the_game_and_the_clock(tmp_path: Path) -> None:
     begin(journal, game, clock.spec)
     clock.start(0, 0.0)
     play(journal, game, "G@a1", "YG@e5")
-    journal.append(clock_entry(clock.to_dict(7.0), wall=WALL, now=7.0))
+    journal.append(ClockEntry(clock.to_dict(7.0), WALL, 7.0))
 
     record = journal.resume()
     assert record is not None
     assert record.lines == (2, 3, 4)
-    again = replay(record.header, record.entries, record.lines)
+    again = replay(record)
     assert again.game.to_dict() == game.to_dict()
     assert again.clock is not None
     restored = Clock.from_dict(again.clock, now=500.0)
@@ -158,7 +173,7 @@ def test_power_cut_mid_line_loses_only_that_line(
     with caplog.at_level(logging.WARNING, logger="tavola.journal"):
         record = journal.resume()
     assert record is not None
-    assert [e["move"] for e in record.entries] == ["G@a1"]
+    assert moves(record) == ["G@a1"]
     assert "unfinished last line 3" in caplog.text
     # The torn bytes are cut off, so the next append starts on a line of its own.
     assert journal.current.read_bytes() == whole[: whole.rindex(b"\n", 0, -1) + 1]
@@ -166,7 +181,7 @@ def test_power_cut_mid_line_loses_only_that_line(
     play(journal, game, "GB@e1")
     record = journal.resume()
     assert record is not None
-    assert [e["move"] for e in record.entries] == ["G@a1", "GB@e1"]
+    assert moves(record) == ["G@a1", "GB@e1"]
 
 
 def test_a_zero_filled_tail_is_a_torn_line(tmp_path: Path) -> None:
@@ -200,24 +215,77 @@ def test_a_complete_last_line_without_newline_is_kept(tmp_path: Path) -> None:
     assert journal.current.read_bytes().endswith(b"}\n")
 
 
-def test_a_corrupt_middle_line_is_an_error_and_is_kept(tmp_path: Path) -> None:
+@pytest.mark.parametrize("bad", [b'{"type":"action","mo\n', b"\x00" * 4096 + b"\n"])
+def test_a_corrupt_middle_line_keeps_the_game_before_it_and_the_file(
+    tmp_path: Path, bad: bytes
+) -> None:
     journal = Journal(tmp_path)
     game = new_game("tessere")
     begin(journal, game)
     play(journal, game, "G@a1", "YG@e5", "GB@e1")
     lines = journal.current.read_bytes().splitlines(keepends=True)
-    lines[2] = b'{"type":"action","mo\n'
+    lines[2] = bad  # a torn write, or a block of NULs a power cut left, then more lines
     journal.current.write_bytes(b"".join(lines))
     content = journal.current.read_bytes()
 
-    with pytest.raises(JournalError, match="line 3 is unreadable"):
+    record = journal.resume()
+    assert record is not None and moves(record) == ["G@a1"]  # every line before it
+    (kept,) = tmp_path.glob("current.corrupt-*.jsonl")
+    assert kept.read_bytes() == content  # the whole file, for a person to look at
+    assert journal.current.read_bytes() == b"".join(lines[:2])
+    play(journal, game.__class__(**game.options), "G@a1")  # and the game goes on
+    assert moves(journal.resume() or record) == ["G@a1", "G@a1"]
+
+
+def test_a_blank_line_and_a_byte_order_mark_are_read(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    game = new_game("tessere")
+    begin(journal, game)
+    play(journal, game, "G@a1", "YG@e5")
+    lines = journal.current.read_bytes().splitlines(keepends=True)
+    edited = b"\xef\xbb\xbf" + lines[0] + b"\n" + lines[1] + b"  \r\n" + lines[2]
+    journal.current.write_bytes(edited)  # as a text editor may save it
+    record = journal.resume()
+    assert record is not None and moves(record) == ["G@a1", "YG@e5"]
+    assert record.lines == (3, 5)
+    assert not list(tmp_path.glob("current.corrupt-*"))
+
+
+def test_a_header_that_does_not_read_is_an_error(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    tmp_path.joinpath("current.jsonl").write_bytes(b"\x00\x00\n{}\n")
+    with pytest.raises(JournalError, match="line 1 is unreadable"):
         journal.resume()
-    assert journal.current.read_bytes() == content  # nothing dropped
     kept = journal.set_aside()
     assert kept.name.startswith("current.corrupt-") and kept.suffix == ".jsonl"
-    assert kept.read_bytes() == content
     assert not journal.current.exists()
     assert journal.resume() is None
+
+
+def test_a_failed_write_leaves_the_file_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tavola import journal as journal_module
+
+    journal = Journal(tmp_path)
+    game = new_game("tessere")
+    begin(journal, game)
+    play(journal, game, "G@a1")
+    before = journal.current.read_bytes()
+    real = journal_module._write_all
+
+    def half_then_full(fd: int, data: bytes) -> None:
+        os.write(fd, data[: len(data) // 2])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(journal_module, "_write_all", half_then_full)
+    with pytest.raises(OSError, match="No space"):
+        journal.append(action_entry("YG@e5", player=1, ply=2, wall=WALL, now=0.0))
+    assert journal.current.read_bytes() == before  # no half line left behind
+    monkeypatch.setattr(journal_module, "_write_all", real)
+    journal.append(action_entry("YG@e5", player=1, ply=2, wall=WALL, now=0.0))
+    record = journal.resume()
+    assert record is not None and moves(record) == ["G@a1", "YG@e5"]
 
 
 def test_set_aside_never_overwrites(tmp_path: Path) -> None:
@@ -233,7 +301,7 @@ def test_set_aside_never_overwrites(tmp_path: Path) -> None:
 
 def test_a_file_without_header_is_an_error(tmp_path: Path) -> None:
     journal = Journal(tmp_path)
-    tmp_path.joinpath("current.jsonl").write_text('{"type":"action","move":"G@a1"}\n{}\n')
+    tmp_path.joinpath("current.jsonl").write_text('{"type":"action","move":"G@a1","player":0}\n{}\n')
     with pytest.raises(JournalError, match="line 1 is 'action'"):
         journal.resume()
 
@@ -245,42 +313,42 @@ def test_replay_applies_takebacks_and_timeouts(tmp_path: Path) -> None:
     begin(journal, game)
     play(journal, game, "G@a1", "YG@e5")
     undone = game.undo()
-    journal.append(undo_entry(undone, player=1, wall=WALL, now=3.0))
+    journal.append(UndoEntry(str(undone), 1, WALL, 3.0))
     before = len(game.history)
     game.time_out(1)  # the pass policy: the game plays "pass" for player 1 by itself
     played = game.history[before:]
-    journal.append(timeout_entry(1, "move", wall=WALL, now=60.0, played=played))
+    journal.append(TimeoutEntry(1, "move", WALL, 60.0, played=tuple(map(str, played))))
     play(journal, game, "B@b1")
     record = journal.resume()
     assert record is not None
-    again = replay(record.header, record.entries)
+    again = replay(record)
     assert [str(m) for m in again.game.history] == ["G@a1", "pass", "B@b1"]
     assert again.game.current_player == 1
     header = record.header
-    text = export_text(Record(record.path, header, record.entries, record.lines))
+    text = export_text(record)
     assert text.endswith("\n1. G@a1 pass 2. B@b1 *\n")
     # A session that journalled the timeout without what the game played is caught.
-    silent = [*record.entries[:3], timeout_entry(1, "move", wall=WALL, now=60.0)]
-    with pytest.raises(JournalError, match=r"line 5: timeout does not apply.*\['pass'\]"):
-        replay(header, silent)
+    silent = (*record.entries[:3], TimeoutEntry(1, "move", WALL, 60.0))
+    with pytest.raises(RecordError, match=r"line 5: timeout does not apply.*\['pass'\]"):
+        replay(Record(header, silent))
 
 
 def test_replay_names_the_line_that_does_not_apply(tmp_path: Path) -> None:
-    header = start_entry(new_game("tessere"), game_id="x", wall=WALL)
+    header = StartEntry.of(new_game("tessere"), game_id="x", wall=WALL)
     entries = [
         action_entry("G@a1", player=0, ply=1, wall=WALL, now=0.0),
         action_entry("G@b1", player=1, ply=2, wall=WALL, now=0.0),
     ]
-    with pytest.raises(JournalError, match=r"line 3: action 'G@b1' does not apply"):
-        replay(header, entries)
-    wrong_player = [action_entry("G@a1", player=1, ply=1, wall=WALL, now=0.0)]
-    with pytest.raises(JournalError, match=r"line 2.*player 0 is to move"):
-        replay(header, wrong_player)
-    bad_undo = [entries[0], undo_entry("R@c3", player=0, wall=WALL, now=0.0)]
-    with pytest.raises(JournalError, match=r"line 3.*not 'R@c3'"):
-        replay(header, bad_undo)
-    with pytest.raises(JournalError, match="line 1: cannot set up 'chess'"):
-        replay({**header, "game": "chess"}, [])
+    with pytest.raises(RecordError, match=r"line 3: action 'G@b1' does not apply"):
+        replay(Record(header, tuple(entries)))
+    wrong_player = (action_entry("G@a1", player=1, ply=1, wall=WALL, now=0.0),)
+    with pytest.raises(RecordError, match=r"line 2.*player 0 is to move"):
+        replay(Record(header, wrong_player))
+    bad_undo = (entries[0], undo_entry("R@c3", player=0, wall=WALL, now=0.0))
+    with pytest.raises(RecordError, match=r"line 3.*not 'R@c3'"):
+        replay(Record(header, bad_undo))
+    with pytest.raises(RecordError, match="line 1: cannot set up 'chess'"):
+        replay(Record(dataclasses.replace(header, game="chess"), ()))
 
 
 def test_replay_from_a_set_up_position() -> None:
@@ -288,9 +356,9 @@ def test_replay_from_a_set_up_position() -> None:
     for text in ("G@a1", "YG@e5"):
         game.apply(game.parse_move(text))
     game.set_position(game.to_dict()["state"])
-    header = start_entry(game, game_id="x", wall=WALL)
-    assert header["start"] is not None
-    again = replay(header, [action_entry("GB@e1", player=0, ply=1, wall=WALL, now=0.0)])
+    header = StartEntry.of(game, game_id="x", wall=WALL)
+    assert header.start is not None
+    again = replay(Record(header, (action_entry("GB@e1", player=0, ply=1, wall=WALL, now=0.0),)))
     assert again.game.view()["a1"] == "G"
     assert [str(m) for m in again.game.history] == ["GB@e1"]
 
@@ -302,7 +370,7 @@ def finished_tessere(journal: Journal) -> str:
     play(journal, game, "G@a1", "YG@e5", "GB@e1", "RYGB@a5")
     outcome = game.outcome()
     assert outcome is not None
-    journal.finish(result_entry(outcome, 2, wall=WALL + 60, now=60.0))
+    journal.finish(ResultEntry.of(outcome, 2, wall=WALL + 60, now=60.0))
     return game_id
 
 
@@ -321,14 +389,14 @@ def test_finish_files_the_game_and_lists_it(tmp_path: Path) -> None:
         4,
     )
     record = journal.load(game_id)
-    assert record.result is not None and record.result["score"] == "0-1"
+    assert record.result is not None and record.result.score == "0-1"
 
 
 def test_resume_files_a_game_that_ended_during_finish(tmp_path: Path) -> None:
     journal = Journal(tmp_path)
     game = new_game("tessere")
     begin(journal, game)
-    journal.append(result_entry(None, 2, wall=WALL, now=1.0, reason="abandoned at start"))
+    journal.append(ResultEntry.of(None, 2, wall=WALL, now=1.0, reason="abandoned at start"))
     assert journal.resume() is None
     assert [r.reason for r in journal.records()] == ["abandoned at start"]
 
@@ -355,7 +423,7 @@ def test_load_refuses_unknown_ids_and_paths(tmp_path: Path) -> None:
 def test_export_is_pgn_like(tmp_path: Path) -> None:
     journal = Journal(tmp_path)
     game_id = finished_tessere(journal)
-    assert journal.export(game_id) == "\n".join(
+    assert export_text(journal.load(game_id)) == "\n".join(
         [
             '[Game "tessere"]',
             '[Params "diagonals=all on_timeout=warn move_seconds=60"]',
@@ -374,15 +442,15 @@ def test_export_is_pgn_like(tmp_path: Path) -> None:
 
 def test_export_groups_a_turn_of_several_actions() -> None:
     game = new_game("morris")
-    header = start_entry(game, game_id="m", wall=WALL)
-    entries = []
+    header = StartEntry.of(game, game_id="m", wall=WALL)
+    entries: list[ActionEntry | UndoEntry] = []
     for text in ("a1", "b2", "a4", "d7", "a7", "xb2", "g7", "g1", "b2"):
         player = game.current_player
         game.apply(game.parse_move(text))
         entries.append(action_entry(text, player=player, ply=0, wall=WALL, now=0.0))
     entries.insert(-1, undo_entry("g1", player=0, wall=WALL, now=0.0))
     entries.insert(-1, action_entry("g1", player=0, ply=0, wall=WALL, now=0.0))
-    record = Record(Path("m.jsonl"), header, tuple(entries), ())
+    record = Record(header, tuple(entries))
     text = export_text(record)
     assert text.endswith("\n1. a1 b2 2. a4 d7 3. a7 xb2 g7 4. g1 b2 *\n")
     assert '[Variant "' not in text and '[Result "*"]' in text
@@ -392,32 +460,32 @@ def test_export_uses_the_games_turn_notation(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(
         Tessere, "turn_notation", staticmethod(lambda texts: "+".join(texts)), raising=False
     )
-    header = start_entry(new_game("tessere"), game_id="t", wall=WALL)
+    header = StartEntry.of(new_game("tessere"), game_id="t", wall=WALL)
     entries = (
         action_entry("G@a1", player=1, ply=1, wall=WALL, now=0.0),
         action_entry("Y@a2", player=1, ply=2, wall=WALL, now=0.0),
         action_entry("B@a3", player=0, ply=3, wall=WALL, now=0.0),
     )
-    text = export_text(Record(Path("t.jsonl"), header, entries, ()))
+    text = export_text(Record(header, entries))
     assert text.endswith("\n1... G@a1+Y@a2 2. B@a3 *\n")  # first mover not player 0
 
 
 def test_export_wraps_long_games_without_splitting_moves() -> None:
-    header = start_entry(new_game("tessere"), game_id="w", wall=WALL)
+    header = StartEntry.of(new_game("tessere"), game_id="w", wall=WALL)
     entries = tuple(
         action_entry("a1-a4", player=i % 2, ply=i, wall=WALL, now=0.0) for i in range(60)
     )
-    body = export_text(Record(Path("w.jsonl"), header, entries, ()), width=40).split("\n\n")[1]
+    body = export_text(Record(header, entries), width=40).split("\n\n")[1]
     assert all(len(line) <= 40 for line in body.splitlines())
     assert body.count("a1-a4") == 60
 
 
 # --------------------------------------------------------------------- small pieces
 def test_score_and_checkpoints() -> None:
-    assert score(Outcome(0, "line"), 2) == "1-0"
-    assert score(Outcome(1, "time"), 2) == "0-1"
-    assert score(Outcome(None, "repetition"), 2) == "1/2-1/2"
-    assert score(Outcome(1, "line", (1, 3)), 4) == "0-1-0-1"
+    assert score(Outcome(0, Reason.LINE), 2) == "1-0"
+    assert score(Outcome(1, Reason.TIME), 2) == "0-1"
+    assert score(Outcome(None, Reason.THREEFOLD_REPETITION), 2) == "1/2-1/2"
+    assert score(Outcome(1, Reason.LINE, (1, 3)), 4) == "0-1-0-1"
     assert score(None, 2) == "*"
     assert checkpoint_due(None, 0.0)
     assert not checkpoint_due(10.0, 14.9)
@@ -438,7 +506,7 @@ def test_every_game_replays_from_its_journal(tmp_path: Path, name: str) -> None:
             break
         if step % 7 == 6 and game.history:
             undone = game.undo()
-            journal.append(undo_entry(undone, player=game.current_player, wall=WALL, now=0.0))
+            journal.append(UndoEntry(str(undone), game.current_player, WALL, 0.0))
             continue
         player = game.current_player
         game.apply(rng.choice(game.legal_moves()))
@@ -447,7 +515,7 @@ def test_every_game_replays_from_its_journal(tmp_path: Path, name: str) -> None:
         )
     record = journal.resume()
     assert record is not None
-    assert replay(record.header, record.entries, record.lines).game.to_dict() == game.to_dict()
+    assert replay(record).game.to_dict() == game.to_dict()
     assert export_text(record).split()[-1] == "*"
 
 
@@ -456,7 +524,7 @@ def test_export_writes_a_draughts_chain_as_one_turn(tmp_path: Path) -> None:
 
     game = new_game("draughts", variant="russian")
     journal = Journal(tmp_path)
-    journal.append(start_entry(game, game_id="chain", wall=0.0))
+    journal.begin(StartEntry.of(game, game_id="chain", wall=0.0))
     # A seeded random game, journaled action by action, until it has had a chain.
     import random
 
@@ -473,22 +541,72 @@ def test_export_writes_a_draughts_chain_as_one_turn(tmp_path: Path) -> None:
                 texts[0].split("x")[-1] == texts[1].split("x")[0]:
             chained = True
     assert chained, "the seeded game has a chain"
-    journal.finish(result_entry(game.outcome(), 2, wall=1.0, now=1.0))
-    text = journal.export("chain")
+    journal.finish(ResultEntry.of(game.outcome(), 2, wall=1.0, now=1.0))
+    text = export_text(journal.load("chain"))
     assert any(word.count("x") >= 2 for word in text.split()), text
 
 
 def test_an_amendment_replays_and_exports_as_the_corrected_actions() -> None:
     game = new_game("morris")
-    header = start_entry(game, game_id="m", wall=WALL)
-    entries = [
+    header = StartEntry.of(game, game_id="m", wall=WALL)
+    entries: list[ActionEntry | AmendEntry] = [
         action_entry("d3", player=0, ply=1, wall=WALL, now=0.0),
-        amend_entry(["d3"], ["d2"], player=0, ply=1, wall=WALL, now=1.0),
+        AmendEntry(("d3",), ("d2",), 0, 1, WALL, 1.0),
         action_entry("a1", player=1, ply=2, wall=WALL, now=2.0),
     ]
-    assert [str(m) for m in replay(header, entries).game.history] == ["d2", "a1"]
-    record = Record(Path("m.jsonl"), header, tuple(entries), ())
+    for entry in entries:
+        assert entry_from_json(entry.to_json()) == entry
+    record = Record(header, tuple(entries))
+    assert [str(m) for m in replay(record).game.history] == ["d2", "a1"]
     assert export_text(record).endswith("\n1. d2 a1 *\n")
-    wrong = [entries[0], amend_entry(["d6"], ["d2"], player=0, ply=1, wall=WALL, now=1.0)]
-    with pytest.raises(JournalError, match="line 3: .*the action replaced is 'd3', not 'd6'"):
-        replay(header, wrong)
+    wrong = Record(header, (entries[0], AmendEntry(("d6",), ("d2",), 0, 1, WALL, 1.0)))
+    with pytest.raises(RecordError, match=r"line 3: .*the action replaced is 'd3', not 'd6'"):
+        replay(wrong)
+
+
+# --------------------------------------------------------------------- old records
+V1 = Path(__file__).parent / "data" / "journal-v1.jsonl"  # written before the typed record
+
+
+def test_a_record_of_the_first_format_reads_replays_and_round_trips(tmp_path: Path) -> None:
+    for line in V1.read_text().splitlines():
+        assert entry_from_json(json.loads(line)).to_json() == json.loads(line)
+    journal = Journal(tmp_path)
+    journal.directory.mkdir(exist_ok=True)
+    lines = V1.read_bytes().splitlines(keepends=True)
+    journal.current.write_bytes(b"".join(lines[:-1]))  # unfinished: resumes
+    record = journal.resume()
+    assert record is not None
+    again = replay(record)
+    assert [str(m) for m in again.game.history] == ["G@a1", "pass", "B@b1"]
+    assert again.clock is not None and again.clock["left"] == [238.0, 300.0]
+    journal.current.write_bytes(b"".join(lines))  # finished: filed, listed, exported
+    assert journal.resume() is None
+    (summary,) = journal.records()
+    assert (summary.score, summary.reason, summary.actions) == ("1-0", "resignation", 3)
+    assert export_text(journal.load(summary.id)).endswith("1. G@a1 pass 2. B@b1 1-0\n")
+
+
+def test_an_older_record_naming_its_layout_file_carries_the_layout_from_resume_on(
+    tmp_path: Path,
+) -> None:
+    from importlib import resources
+
+    text = resources.files("tavola.games").joinpath("data", "sequence_kids_layout.toml")
+    board = tmp_path / "board.toml"
+    board.write_text(text.read_text())
+    game = new_game("sequence-kids", cards="declared", layout=board.read_text())
+    header = dataclasses.replace(StartEntry.of(game, game_id="old", wall=WALL),
+                                 params={**game.options, "layout": str(board)})
+    journal = Journal(tmp_path / "state")
+    journal.begin(header)  # as the engine wrote it when it read the file itself
+    play(journal, game, str(game.legal_moves()[0]))
+    record = journal.resume()
+    assert record is not None and record.header.params["layout"] == board.read_text()
+    board.unlink()  # from now on the file may go: the record has the layout
+    record = journal.resume()
+    assert record is not None and len(replay(record).game.history) == 1
+
+    journal.current.write_text(encode([header]).decode())  # an old record, file gone
+    with pytest.raises(JournalError, match="names a file that cannot be read"):
+        journal.resume()

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
+import threading
 from pathlib import Path
+
+import pytest
 
 from tavola.notify import Notifier
 
@@ -47,3 +51,26 @@ def test_outside_systemd_nothing_happens_and_a_dead_socket_is_not_fatal(tmp_path
 def test_watchdog_for_another_pid_is_not_ours() -> None:
     n = Notifier({"NOTIFY_SOCKET": "/x", "WATCHDOG_USEC": "4000000", "WATCHDOG_PID": "1"})
     assert n.watchdog_interval is None
+
+
+def test_a_full_socket_never_blocks_the_sender(
+    notify_socket: tuple[socket.socket, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    sock, path = notify_socket  # nobody reads it: its queue fills up
+    n = Notifier({"NOTIFY_SOCKET": path})
+    sent: list[bool] = []
+
+    def flood() -> None:
+        for k in range(5000):
+            sent.append(n.send(f"STATUS={k:0200d}"))
+
+    worker = threading.Thread(target=flood, daemon=True)
+    with caplog.at_level(logging.WARNING, logger="tavola.notify"):
+        worker.start()
+        worker.join(10)
+    assert not worker.is_alive(), "a full notify socket blocked the daemon"
+    assert len(sent) == 5000 and sent[0] and not all(sent)  # some dropped, none waited
+    assert caplog.text.count("sd_notify failed") == 1  # one warning, not one per message
+    sock.recv(4096)
+    assert n.send("WATCHDOG=1")  # room again: it goes through
+    n.close()

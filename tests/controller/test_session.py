@@ -10,6 +10,7 @@ from tavola.clock import Clock, ClockSpec
 from tavola.feedback import CYAN, DIM_RED, GOLD, GREEN, OFF, RED, WHITE
 from tavola.games import Game, new_game
 from tavola.hardware.layout import Layout
+from tavola.record import ActionEntry, IllegalEntry, UndoEntry
 from tavola.session import Effects, Session, StartupError
 
 MORRIS = Layout.for_game("morris")
@@ -23,7 +24,7 @@ def reading(game: Game[Any], capability: str = "occupancy", **changes: str) -> d
 
 
 def kinds(fx: Effects) -> list[str]:
-    return [e["type"] for e in fx.journal]
+    return [e.TYPE for e in fx.journal]
 
 
 def colour(fx: Effects | Session, layout: Layout, cell: str, now: float = 0.0) -> Any:
@@ -39,8 +40,10 @@ def see(s: Session, cells: dict[str, str], now: float, wall: float | None = None
 
 
 def morris_session(**kw: Any) -> Session:
+    """Settle 0.25 s and grace 1.5 s, which the tests' times are written for."""
     game = new_game("morris")
-    return Session(game, MORRIS, "occupancy", cells=MORRIS.cells, **kw)
+    return Session(game, MORRIS, "occupancy", cells=MORRIS.cells,
+                   **{"settle": 0.25, "grace": 1.5, **kw})
 
 
 def place_all_without_mills(game: Game[Any]) -> None:
@@ -62,7 +65,7 @@ def test_an_accepted_placement_is_journaled_and_lit_green() -> None:
     fx = s.tick(0.5, 1000.5)
     assert kinds(fx) == ["action"]
     entry = fx.journal[0]
-    assert (entry["move"], entry["player"], entry["ply"], entry["wall"]) == ("d2", 0, 1, 1000.5)
+    assert entry == ActionEntry("d2", 0, 1, 1000.5, 0.5)
     assert colour(fx, MORRIS, "d2") == GREEN
     assert fx.status == "morris: Black to move" and fx.log == ("White: d2",)
 
@@ -98,8 +101,9 @@ def test_an_illegal_position_blinks_red_is_recorded_once_and_recovers() -> None:
     fx = s.tick(4.0, 4.0)  # grace (1.5 s) over; blink phase on at 4.0
     assert kinds(fx) == ["illegal"]
     illegal = fx.journal[0]
-    assert illegal["sensed"] == {"a1": "#", "a4": "#"} and illegal["player"] == 1
-    assert "a1 should be empty, reads #" in illegal["reason"]
+    assert isinstance(illegal, IllegalEntry)
+    assert illegal.sensed == {"a1": "#", "a4": "#"} and illegal.player == 1
+    assert "a1 should be empty, reads #" in illegal.reason
     assert colour(fx, MORRIS, "a1") == RED and colour(fx, MORRIS, "a4") == RED
     assert "board does not match" in (fx.status or "")
     assert colour(s, MORRIS, "a1", now=4.3) == OFF  # blinking
@@ -115,7 +119,7 @@ def test_a_takeback_undoes_and_is_flagged_for_the_arbiter() -> None:
     see(s, reading(s.game, a1="#"), 3.0)
     see(s, reading(s.game, d6="#"), 5.0)
     fx = see(s, reading(s.game, a1="", d6=""), 7.0)  # White's and Black's man lifted
-    assert kinds(fx) == ["undo", "undo"] and fx.journal[1]["move"] == "a1"
+    assert kinds(fx) == ["undo", "undo"] and fx.journal[1] == UndoEntry("a1", 1, 8.1, 8.1)
     assert [str(m) for m in s.game.history] == ["d2"]
     assert fx.status == "morris: Black to move, flagged Black:1"
 
@@ -160,7 +164,8 @@ def test_a_layout_without_the_games_cells_is_refused() -> None:
 def tessere_session(on_timeout: str, **kw: Any) -> Session:
     game = new_game("tessere", on_timeout=on_timeout)
     clock = Clock(ClockSpec("none"), 2, game_move_seconds=game.move_seconds)
-    return Session(game, FIVE, "identity", cells=FIVE.cells, clock=clock, **kw)
+    return Session(game, FIVE, "identity", cells=FIVE.cells, clock=clock,
+                   **{"settle": 0.25, "grace": 1.5, **kw})
 
 
 def test_the_move_limit_warns_under_warn() -> None:

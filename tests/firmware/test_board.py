@@ -33,7 +33,7 @@ def cmd(verb: str, seq: int, *fields: str) -> bytes:
 
 def test_boot_says_hello_then_the_whole_matrix() -> None:
     sent = board("out(b.boot(0, [1, 0, 16]))")
-    assert sent == [Hello(0, host.PROTOCOL_VERSION, "0.1.0", 3, 5, True), Snap(1, (1, 0, 16))]
+    assert sent == [Hello(0, host.PROTOCOL_VERSION, "0.2.0", 3, 5, True), Snap(1, (1, 0, 16))]
 
 
 def test_a_board_without_leds_says_so_in_its_hello() -> None:
@@ -83,37 +83,37 @@ def test_hello_restarts_the_numbering_and_sync_sends_the_matrix() -> None:
 out(b.boot(0, [0, 2, 0]))
 b.scanned([0, 2, 0], 1)
 out(b.tick(1000))
-out(b.received({cmd("HELLO", 0, "tavola", "1")!r}, 1001))
+out(b.received({cmd("HELLO", 0, "tavola", "2")!r}, 1001))
 out(b.received({cmd("SYNC", 1)!r}, 1002))
 """
     sent = board(script)
     assert [m.seq for m in sent] == [0, 1, 2, 0, 1, 2]
-    assert sent[3:] == [Hello(0, 1, "0.1.0", 3, 5, True), Snap(1, (0, 2, 0)),
+    assert sent[3:] == [Hello(0, 2, "0.2.0", 3, 5, True), Snap(1, (0, 2, 0)),
                         Snap(2, (0, 2, 0))]
 
 
 def test_a_host_with_another_version_gets_an_error_and_no_more_readings() -> None:
     script = f"""
 b.boot(0)
-out(b.received({cmd("HELLO", 0, "tavola", "2")!r}, 1))
+out(b.received({cmd("HELLO", 0, "tavola", "3")!r}, 1))
 out(b.scanned([1, 0, 0], 2))
 out(b.scanned([1, 0, 0], 3))
 out(b.received({cmd("SYNC", 1)!r}, 4))
 out(b.tick(2000))
-out(b.received({cmd("HELLO", 0, "tavola", "1")!r}, 2001))
+out(b.received({cmd("HELLO", 0, "tavola", "2")!r}, 2001))
 """
     sent = board(script)
     assert isinstance(sent[1], BoardError) and sent[1].code == "version" and sent[1].ref == 0
-    assert "protocol 2" in sent[1].text and "speaks 1" in sent[1].text
+    assert "protocol 3" in sent[1].text and "speaks 2" in sent[1].text
     assert isinstance(sent[2], Heartbeat)
-    assert sent[3:] == [Hello(0, 1, "0.1.0", 3, 5, True), Snap(1, (1, 0, 0))]
+    assert sent[3:] == [Hello(0, 2, "0.2.0", 3, 5, True), Snap(1, (1, 0, 0))]
 
 
 def test_bad_host_lines_get_an_error_and_the_board_carries_on() -> None:
     good = cmd("SYNC", 9)
     script = f"""
 b.boot(0)
-out(b.received(b"SYNC 9*00\\n", 1))
+out(b.received(b"SYNC 9*0000\\n", 1))
 out(b.received(b"\\x00\\xffnoise\\n", 1))
 out(b.received({cmd("DANCE", 4)!r}, 1))
 out(b.received({cmd("SYNC", 5, "now")!r}, 1))

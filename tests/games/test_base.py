@@ -8,12 +8,13 @@ move is a draw (possible because "back" subtracts 1). Small enough to reason abo
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import pytest
 
-from tavola.games import IllegalMoveError, Outcome, Param, legal_turns, perft
+from tavola.games import IllegalMoveError, Outcome, Param, Reason, legal_turns, perft
 from tavola.games.base import Game
 
 
@@ -62,11 +63,11 @@ class Race(Game[Step]):
             self.total += 1 if move == ONE else -1
         if not self.must_bank:  # a turn is judged when it ends
             if self.total >= self.options["goal"]:
-                self.result = Outcome(self.player, "goal")
+                self.result = Outcome(self.player, Reason.LINE)  # the goal reached
                 return
             self.player = 1 - self.player
             if self._seen(self._position_key()) >= 2:
-                self.result = Outcome(None, "threefold repetition")
+                self.result = Outcome(None, Reason.THREEFOLD_REPETITION)
 
     def _position_key(self) -> tuple[int, int, bool]:
         return (self.total, self.player, self.must_bank)
@@ -148,7 +149,7 @@ def test_undo_restores_position_legal_moves_and_outcome() -> None:
     g = Race(goal=2)
     g.apply(TWO)
     g.apply(BANK)
-    assert g.outcome() == Outcome(0, "goal") and g.legal_moves() == []
+    assert g.outcome() == Outcome(0, Reason.LINE) and g.legal_moves() == []
     assert g.undo() == BANK
     assert g.outcome() is None and g.legal_moves() == [BANK]
     g.undo()
@@ -161,6 +162,7 @@ def test_copy_is_independent_in_both_directions() -> None:
     g = Race()
     g.apply(ONE)
     c = g.copy()
+    assert isinstance(c, Race)  # a copy keeps the game's class
     c.apply(ONE)
     g.apply(TWO)
     assert (g.total, c.total) == (3, 2)
@@ -175,7 +177,7 @@ def test_repetition_draw_uses_recorded_keys_and_undo_forgets_them() -> None:
     for text in ["+1", "back", "+1", "back"]:
         assert g.outcome() is None
         g.apply(g.parse_move(text))
-    assert g.outcome() == Outcome(None, "threefold repetition")
+    assert g.outcome() == Outcome(None, Reason.THREEFOLD_REPETITION)
     g.undo()
     assert g.outcome() is None
     g.apply(BACK)
@@ -204,19 +206,19 @@ def test_set_position_becomes_the_start_and_round_trips() -> None:
     assert g.current_player == 1 and g.history == ()
     g.apply(TWO)
     g.apply(BANK)
-    assert g.outcome() == Outcome(1, "goal")
+    assert g.outcome() == Outcome(1, Reason.LINE)
     again = Race.from_dict(g.to_dict())
-    assert again.outcome() == Outcome(1, "goal")
+    assert again.outcome() == Outcome(1, Reason.LINE)
 
 
 def test_adjudication_and_time_out() -> None:
     g = Race()
-    assert g.time_out(0) == Outcome(1, "time")
-    assert g.outcome() == Outcome(1, "time") and g.legal_moves() == []
+    assert g.time_out(0) == Outcome(1, Reason.TIME)
+    assert g.outcome() == Outcome(1, Reason.TIME) and g.legal_moves() == []
     with pytest.raises(IllegalMoveError, match="the game is over"):
         g.apply(ONE)
     again = Race.from_dict(g.to_dict())
-    assert again.outcome() == Outcome(1, "time")
+    assert again.outcome() == Outcome(1, Reason.TIME)
     with pytest.raises(IndexError):  # adjudication is not an action: nothing to undo
         g.undo()
 
@@ -242,7 +244,55 @@ def test_legal_turns_and_perft_count_whole_turns() -> None:
 
 
 def test_outcome_winners_for_teams() -> None:
-    assert Outcome(0, "line").winners == (0,)
-    assert Outcome(0, "line", (0, 2)).winners == (0, 2)
-    assert Outcome(None, "draw").winners == ()
-    assert Outcome.from_dict(Outcome(1, "x", (1, 3)).to_dict()) == Outcome(1, "x", (1, 3))
+    assert Outcome(0, Reason.LINE).winners == (0,)
+    assert Outcome(0, Reason.LINE, (0, 2)).winners == (0, 2)
+    assert Outcome(None, Reason.AGREEMENT).winners == ()
+    team_win = Outcome(1, Reason.SEQUENCE, (1, 3))
+    assert Outcome.from_dict(team_win.to_dict()) == team_win
+
+
+def test_outcome_reasons_are_an_enumeration_written_as_text() -> None:
+    outcome = Outcome(None, Reason.THREEFOLD_REPETITION)
+    assert json.loads(json.dumps(outcome.to_dict()))["reason"] == "threefold repetition"
+    assert type(Outcome.from_dict(outcome.to_dict()).reason) is Reason
+    assert Outcome(0, Reason.LINE).reason is Reason.LINE  # text is converted on the way in
+
+
+@pytest.mark.parametrize(
+    ("old", "reason"),
+    [
+        ("line made by the opponent", Reason.OPPONENT_LINE),
+        ("line completed by the opponent", Reason.OPPONENT_LINE),
+        ("no move possible", Reason.BLOCKED),
+        ("100 plies without a removal", Reason.NO_REMOVAL),
+        ("15 moves of kings only", Reason.KING_MOVES),
+        ("abandoned for a new game", Reason.NEW_GAME),
+    ],
+)
+def test_old_records_read_their_free_text_reasons(old: str, reason: Reason) -> None:
+    assert Outcome.from_dict({"winner": None, "reason": old}).reason is reason
+
+
+def test_an_unknown_reason_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="unknown outcome reason 'goal'; reasons are 'line'"):
+        Outcome.from_dict({"winner": 0, "reason": "goal"})
+
+
+def test_apply_takes_a_move_or_its_notation() -> None:
+    g = Race()
+    g.apply("+2")
+    assert g.history == (TWO,)
+    with pytest.raises(IllegalMoveError, match="not a legal move"):
+        g.apply("+1")  # bank first
+    with pytest.raises(ValueError, match="'jump'"):
+        g.apply("jump")
+    g.apply(BANK)
+    assert g.current_player == 1
+
+
+def test_push_plays_a_legal_move_unchecked_and_undoes_like_apply() -> None:
+    g = Race()
+    for move in (TWO, BANK, ONE):
+        g.push(move)
+    assert g.to_dict()["moves"] == ["+2", "bank", "+1"]
+    assert g.undo() is ONE and g.current_player == 1

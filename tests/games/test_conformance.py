@@ -6,14 +6,16 @@ game joins by being registered.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import random
+import sys
 from typing import Any
 
 import pytest
 
-from tavola.games import GAMES, Game, IllegalMoveError, new_game
+from tavola.games import GAMES, Game, IllegalMoveError, Reason, new_game
 from tavola.games.base import EMPTY, OCCUPIED
 
 GAMES_PER_CASE = 4
@@ -43,6 +45,14 @@ def test_every_game_imports() -> None:
         assert GAMES[name].name == name
 
 
+def _check_move_type(move: Any) -> None:
+    """A move is a small frozen dataclass whose repr pastes back (in its module)."""
+    assert dataclasses.is_dataclass(move) and not isinstance(move, type)
+    assert vars(type(move))["__dataclass_params__"].frozen
+    namespace = vars(sys.modules[type(move).__module__])
+    assert eval(repr(move), dict(namespace)) == move, repr(move)
+
+
 def _check_position(game: Game[Any], rng: random.Random) -> None:
     legal = game.legal_moves()
     assert (not legal) == (game.outcome() is not None), "legal moves empty iff game over"
@@ -51,6 +61,7 @@ def _check_position(game: Game[Any], rng: random.Random) -> None:
     assert len(set(legal)) == len(legal), "duplicate legal moves"
     for move in legal:
         assert game.parse_move(str(move)) == move, str(move)
+        _check_move_type(move)
     # Views: the occupancy view is the identity view with every piece as OCCUPIED.
     ident = game.view("identity")
     occ = game.view("occupancy")
@@ -66,7 +77,7 @@ def _check_position(game: Game[Any], rng: random.Random) -> None:
     if legal:
         move = rng.choice(legal)
         twin = game.copy()
-        twin.apply(move)
+        twin.apply(str(move))  # the notation is as good as the move
         assert game.to_dict() == before, "copy() shares state with the original"
         game.apply(move)
         assert game.to_dict() == twin.to_dict()
@@ -101,7 +112,7 @@ def test_random_games_keep_the_contract(name: str, params: dict[str, Any]) -> No
         # Once over, nothing can be played; the record replays to the same result.
         if ended:
             outcome = game.outcome()
-            assert outcome is not None and isinstance(outcome.reason, str)
+            assert outcome is not None and isinstance(outcome.reason, Reason)
             assert outcome.winner is None or 0 <= outcome.winner < game.num_players
             with pytest.raises(IllegalMoveError):
                 game.apply(game.history[-1])

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tavola.games import IllegalMoveError, legal_turns, new_game
+from tavola.games import Game, IllegalMoveError, Reason, legal_turns, new_game
 from tavola.games.draughts import (
     CELLS,
     Draughts,
@@ -37,7 +37,7 @@ def legal(game: Draughts) -> set[str]:
     return {str(m) for m in game.legal_moves()}
 
 
-def play(game: Draughts, *texts: str) -> None:
+def play(game: Game[DraughtsMove], *texts: str) -> None:
     for text in texts:
         game.apply(game.parse_move(text))
 
@@ -62,6 +62,7 @@ def test_start_position_white_on_ranks_1_to_3_and_seven_first_moves() -> None:
 
 def test_english_black_starts_on_ranks_1_to_3_and_moves_first() -> None:
     g = new_game("checkers")
+    assert isinstance(g, Draughts)
     assert g.player_names == ("Black", "White") and g.current_player == 0
     assert g.view()["a1"] == "B" and g.view()["h8"] == "W"
     assert legal(g) == {"a3-b4", "c3-b4", "c3-d4", "e3-d4", "e3-f4", "g3-f4", "g3-h4"}
@@ -72,6 +73,7 @@ def test_english_black_starts_on_ranks_1_to_3_and_moves_first() -> None:
 
 def test_english_accepts_the_1_to_32_checkers_numbering() -> None:
     g = new_game("draughts", variant="english")
+    assert isinstance(g, Draughts)
     # Black's squares 1-12 start at g1 (square 1, the double corner) and run right to left.
     assert str(g.parse_move("11-15")) == "c3-d4"
     assert str(g.parse_move("9-13")) == "g3-h4"
@@ -447,13 +449,26 @@ def test_threefold_repetition_is_a_draw() -> None:
     assert g.outcome() is None
 
 
+def test_repetition_is_counted_from_the_game_history_in_copies_and_after_undo() -> None:
+    g = position({"a7": "WK", "h2": "BK"}, draw_king_vs_king=False)
+    play(g, *SHUFFLE, *SHUFFLE[:3])
+    twin = g.copy()
+    play(twin, SHUFFLE[3])
+    assert twin.outcome() is not None and twin.outcome().reason == Reason.THREEFOLD_REPETITION  # type: ignore[union-attr]
+    assert g.outcome() is None  # the copy's draw is not the original's
+    twin.undo()
+    assert twin.outcome() is None
+    play(twin, "g1-f2")  # another move: a new position, no draw
+    assert twin.outcome() is None
+
+
 def test_king_moves_draw_counts_moves_of_each_player() -> None:
     board = {"a7": "WK", "h2": "BK", "c1": "W", "a5": "B"}
     g = position(board, king_moves_draw=2)
     play(g, *SHUFFLE[:3])
     assert g.outcome() is None
     play(g, SHUFFLE[3])
-    assert g.outcome() is not None and g.outcome().reason == "2 moves of kings only"  # type: ignore[union-attr]
+    assert g.outcome() is not None and g.outcome().reason == Reason.KING_MOVES  # type: ignore[union-attr]
     g = position(board, king_moves_draw=2)
     play(g, "a7-b8", "h2-g1", "c1-d2", "g1-h2", "b8-a7")  # a man move starts the count again
     assert g.outcome() is None
@@ -561,7 +576,7 @@ def test_random_games_keep_the_material_rules(variant: str) -> None:
     rng = random.Random(variant)
     for _ in range(6):
         g = Draughts(variant=variant)
-        counts = (12, 12)
+        counts: tuple[int, ...] = (12, 12)
         while g.outcome() is None:
             player = g.current_player
             move = rng.choice(g.legal_moves())

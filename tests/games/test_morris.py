@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tavola.games import Game, IllegalMoveError, Outcome, perft
+from tavola.games import Game, IllegalMoveError, Outcome, Reason, perft
 from tavola.games.morris import Morris, MorrisMove
 
 # The 24 points of RULES.md "Notation", in its order.
@@ -286,7 +286,7 @@ def test_three_men_without_flying_can_be_blocked() -> None:
     # waiting move (c5-c4 closes nothing), then White has no slide at all.
     g = position("a1 d7 g4", "d1 a4 a7 g7 d6 g1 f4 c5", to_move=1, flying=False)
     play(g, "c5-c4")
-    assert g.outcome() == Outcome(1, "blocked")
+    assert g.outcome() == Outcome(1, Reason.BLOCKED)
     assert g.legal_moves() == []
     # With flying (the default) the same position is not a block.
     g = position("a1 d7 g4", "d1 a4 a7 g7 d6 g1 f4 c5", to_move=1)
@@ -313,7 +313,7 @@ def test_blocked_at_the_start_of_the_moving_phase_loses() -> None:
     play(g, " ".join(moves[:-1]))
     assert g.outcome() is None
     play(g, moves[-1])
-    assert g.outcome() == Outcome(1, "blocked")
+    assert g.outcome() == Outcome(1, Reason.BLOCKED)
     assert g.legal_moves() == []
     assert {c for c, t in g.view().items() if not t} == {"c5", "d5", "e5", "e3", "d3", "c3"}
 
@@ -323,7 +323,7 @@ def test_blocked_mid_game_loses() -> None:
     # black, d6 empty). Black plays d5-d6, closing no mill, and White is walled in.
     g = position("a1 g1 d7 c3", "d1 a4 g4 a7 g7 d5 c4 d3 b2", to_move=1)
     play(g, "d5-d6")
-    assert g.outcome() == Outcome(1, "blocked")
+    assert g.outcome() == Outcome(1, Reason.BLOCKED)
 
 
 def test_loss_below_three_men_counts_men_in_hand() -> None:
@@ -331,7 +331,7 @@ def test_loss_below_three_men_counts_men_in_hand() -> None:
     g = position("a1 d1", "b2 b6", hand=(3, 1))
     assert g.outcome() is None
     play(g, "g1 xb2")  # 1 on the board + 1 in hand = 2
-    assert g.outcome() == Outcome(0, "too few men")
+    assert g.outcome() == Outcome(0, Reason.TOO_FEW_MEN)
     assert g.legal_moves() == []
     # With 2 in hand the same removal leaves 3: the game goes on.
     g = position("a1 d1", "b2 b6", hand=(3, 2))
@@ -344,7 +344,7 @@ def test_loss_below_three_men_in_the_moving_phase() -> None:
     play(g, "f4-f2")
     assert g.outcome() is None, "the game ends with the removal, not the mill"
     play(g, "xe5")
-    assert g.outcome() == Outcome(0, "too few men")
+    assert g.outcome() == Outcome(0, Reason.TOO_FEW_MEN)
     with pytest.raises(IllegalMoveError, match="the game is over"):
         g.apply(g.parse_move("a1-a4"))
 
@@ -353,7 +353,7 @@ def test_a_second_owed_removal_is_not_needed_once_the_game_is_won() -> None:
     # Black has exactly 3 men: the first of two owed removals ends the game.
     g = position("a1 d1 g7 g4", "b6 c3 e3", hand=(1, 0), remove_per_mill=2)
     play(g, "g1 xb6")
-    assert g.outcome() == Outcome(0, "too few men")
+    assert g.outcome() == Outcome(0, Reason.TOO_FEW_MEN)
 
 
 # ------------------------------------------------------------------ draws
@@ -369,7 +369,7 @@ def test_threefold_repetition_is_a_draw() -> None:
     play(g, "a7-a4 g1-g4 a4-a7")
     assert g.outcome() is None
     play(g, "g4-g1")  # third time
-    assert g.outcome() == Outcome(None, "threefold repetition")
+    assert g.outcome() == Outcome(None, Reason.THREEFOLD_REPETITION)
 
 
 def test_threefold_repetition_can_be_switched_off() -> None:
@@ -384,7 +384,7 @@ def test_hundred_plies_without_a_removal_is_a_draw() -> None:
     play(g, "a7-a4")
     assert g.outcome() is None
     play(g, "g1-g4")
-    assert g.outcome() == Outcome(None, "100 plies without a removal")
+    assert g.outcome() == Outcome(None, Reason.NO_REMOVAL)
 
 
 def test_the_no_removal_count_is_a_parameter() -> None:
@@ -392,7 +392,7 @@ def test_the_no_removal_count_is_a_parameter() -> None:
     play(g, "a7-a4 g1-g4")
     assert g.outcome() is None
     play(g, "a4-a7")
-    assert g.outcome() == Outcome(None, "3 plies without a removal")
+    assert g.outcome() == Outcome(None, Reason.NO_REMOVAL)
     g = Morris(no_removal_plies=0, threefold_repetition=False)
     g.set_position({**position(SHUTTLE_W, SHUTTLE_B).to_dict()["state"], "quiet_plies": 500})
     play(g, SHUTTLE)
@@ -433,7 +433,7 @@ def test_a_blocked_player_loses_even_on_the_drawing_ply() -> None:
     state = position("a1 g1 d7 c3", "d1 a4 g4 a7 g7 d5 c4 d3 b2", to_move=1).to_dict()
     g.set_position({**state["state"], "quiet_plies": 99})
     play(g, "d5-d6")
-    assert g.outcome() == Outcome(1, "blocked")
+    assert g.outcome() == Outcome(1, Reason.BLOCKED)
 
 
 # ------------------------------------------------------------------ re-formed mills
@@ -472,7 +472,7 @@ def test_set_position_rejects_bad_input() -> None:
 
 def test_set_position_works_out_a_finished_position() -> None:
     g = position("a1 d7", "b2 b4 b6 d2 f2")
-    assert g.outcome() == Outcome(1, "too few men") and g.legal_moves() == []
+    assert g.outcome() == Outcome(1, Reason.TOO_FEW_MEN) and g.legal_moves() == []
 
 
 def test_state_round_trips_through_json() -> None:
@@ -544,7 +544,7 @@ def test_random_games_agree_with_the_reference_and_keep_the_men(params: dict[str
                     assert loser == state["to_move"] and hand[loser] == 0
                     assert not _ref_legal(state, params)
                 else:
-                    assert outcome.reason in ("threefold repetition", "100 plies without a removal")
+                    assert outcome.reason in (Reason.THREEFOLD_REPETITION, Reason.NO_REMOVAL)
                 break
             assert {str(m) for m in moves} == _ref_legal(state, params), state
             assert min(on_board[p] + hand[p] for p in (0, 1)) >= 3

@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _pytest.mark import ParameterSet
 
 from tavola.games import new_game, perft
 
 PERFT_FILE = Path(__file__).with_name("perft.txt")
 
 
-def _cases() -> list[object]:
-    cases = []
+def _cases() -> list[ParameterSet]:
+    cases: list[ParameterSet] = []
     for line in PERFT_FILE.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
         if not line:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tavola.games import Game, IllegalMoveError, legal_turns, new_game, perft
+from tavola.games import Game, IllegalMoveError, Reason, legal_turns, new_game, perft
 from tavola.games.quinque import AddTile, Mark, Pass, Quinque, TileMove
 
 RED, ORANGE = "R", "O"  # backpack tokens of the view
@@ -385,7 +385,7 @@ def test_a_move_that_completes_only_the_opponents_line_makes_the_opponent_win() 
     play(g, "2,1>2,0")
     assert g.outcome() is not None
     assert g.outcome().winner == 1  # type: ignore[union-attr]
-    assert g.outcome().reason == "line completed by the opponent"  # type: ignore[union-attr]
+    assert g.outcome().reason == Reason.OPPONENT_LINE  # type: ignore[union-attr]
 
 
 def test_opponent_line_ignore_counts_the_line_after_its_owners_action() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tavola.games import IllegalMoveError, Outcome, new_game
+from tavola.games import IllegalMoveError, Outcome, Reason, new_game
 from tavola.games.quixo import Quixo, QuixoMove
 
 EMPTY5 = [". . . . ."] * 5
@@ -125,7 +125,7 @@ def test_a_line_of_the_mover_mark_wins(rows: list[str], move: str) -> None:
     g = position(rows)
     assert g.outcome() is None
     play(g, move)
-    assert g.outcome() == Outcome(0, "line")
+    assert g.outcome() == Outcome(0, Reason.LINE)
     assert g.legal_moves() == []
     with pytest.raises(IllegalMoveError, match="the game is over"):
         play(g, "b1>b5")
@@ -137,7 +137,7 @@ def test_making_the_opponents_line_loses() -> None:
     g = position(["O O O O X", ". . . . O", ". . . . .", ". . . . .", ". . . . ."], to_move=1)
     play(g, "e5>e1")
     assert g.view()["e5"] == "O" and g.view()["e1"] == "X"
-    assert g.outcome() == Outcome(0, "line made by the opponent")
+    assert g.outcome() == Outcome(0, Reason.OPPONENT_LINE)
 
 
 def test_making_both_lines_at_once_still_loses() -> None:
@@ -146,7 +146,7 @@ def test_making_both_lines_at_once_still_loses() -> None:
     g = position(["X X X X .", ". . . . .", ". . . . .", ". . . . O", "O O O O ."], to_move=1)
     play(g, "e1>e5")
     assert g.view()["e5"] == "X" and g.view()["e1"] == "O"
-    assert g.outcome() == Outcome(0, "line made by the opponent")
+    assert g.outcome() == Outcome(0, Reason.OPPONENT_LINE)
 
 
 def test_column_win_by_hand() -> None:
@@ -158,7 +158,7 @@ def test_column_win_by_hand() -> None:
     assert g.outcome() is None
     assert [g.view()[f"a{r}"] for r in range(1, 6)] == [".", "O", "O", "O", "O"]
     play(g, "a1>a5")
-    assert g.outcome() == Outcome(0, "line")
+    assert g.outcome() == Outcome(0, Reason.LINE)
 
 
 # --------------------------------------------------------------------- parameters
@@ -174,7 +174,7 @@ def test_first_player_is_circle_by_default_and_cross_on_request() -> None:
     # player 0 is still the one who moved first, so X's line is a win for player 0
     g = position([". X X X X"] + [". . . . ."] * 4, first="cross")
     play(g, "a5>e5")
-    assert g.outcome() == Outcome(0, "line")
+    assert g.outcome() == Outcome(0, Reason.LINE)
 
 
 def test_small_boards() -> None:
@@ -184,7 +184,7 @@ def test_small_boards() -> None:
     play(g, "a1>a3", "c1>c3", "a1>a3", "c1>c3")
     assert g.outcome() is None
     play(g, "a1>a3")  # column a: O O O
-    assert g.outcome() == Outcome(0, "line")
+    assert g.outcome() == Outcome(0, Reason.LINE)
     with pytest.raises(ValueError, match="'d1' is not a cell of the 3x3 quixo board"):
         quixo(size=3).parse_move("a1>d1")
     with pytest.raises(ValueError, match="'size' must be one of 3, 4, 5"):
@@ -211,7 +211,7 @@ def test_threefold_repetition_draw_when_enabled() -> None:
         assert g.outcome() is None
         play(g, CYCLE[1])
     assert len(g.history) == 10
-    assert g.outcome() == Outcome(None, "threefold repetition")
+    assert g.outcome() == Outcome(None, Reason.THREEFOLD_REPETITION)
     g.undo()
     assert g.outcome() is None
 
@@ -221,12 +221,12 @@ def test_move_cap_draw_and_a_line_on_the_last_move_still_wins() -> None:
     play(g, "a1>a5", "e1>e5", "a1>a5")
     assert g.outcome() is None
     play(g, "e1>e5")
-    assert g.outcome() == Outcome(None, "move cap")
+    assert g.outcome() == Outcome(None, Reason.MOVE_CAP)
     g = quixo(max_plies=9)
     for _ in range(4):
         play(g, "a1>a5", "e1>e5")
     play(g, "a1>a5")
-    assert g.outcome() == Outcome(0, "line")
+    assert g.outcome() == Outcome(0, Reason.LINE)
     assert quixo().options["max_plies"] == 0
 
 
@@ -303,14 +303,14 @@ def test_team_line_wins_whatever_the_dots() -> None:
     g = position(rows, to_move=2, players=4)  # A2 completes row 1 from the a-side
     play(g, "a5>a1:s")
     # column a slides up: a1 gets the new cube, so row 1 reads Os On Os On Os
-    assert g.outcome() == Outcome(0, "line", (0, 2))
+    assert g.outcome() == Outcome(0, Reason.LINE, (0, 2))
     rows = [". . . . .", ". . . . .", ". . . . .", ". . . . .", ". Xe Xw Xe Xw"]
     g = position(rows, to_move=2, players=4)  # A2 puts its O in front of B's row
     play(g, "a5>a1:n")
     assert g.outcome() is None
     g = position(rows, to_move=1, players=4)  # B1 completes it
     play(g, "a5>a1:e")
-    assert g.outcome() == Outcome(1, "line", (1, 3))
+    assert g.outcome() == Outcome(1, Reason.LINE, (1, 3))
 
 
 def test_making_the_other_teams_line_loses_for_the_team() -> None:
@@ -318,7 +318,7 @@ def test_making_the_other_teams_line_loses_for_the_team() -> None:
     g = position(rows, to_move=2, players=4)  # A2 pushes column e up from e1
     play(g, "e5>e1:n")
     assert g.view()["e5"] == "Xw"
-    assert g.outcome() == Outcome(1, "line made by the opponent", (1, 3))
+    assert g.outcome() == Outcome(1, Reason.OPPONENT_LINE, (1, 3))
 
 
 # Border of alternating marks (no line anywhere): O where file+rank is even, X elsewhere.
@@ -366,7 +366,7 @@ def test_a_full_round_without_a_move_is_a_draw() -> None:
     # once the last blank is gone.
     g = position(ring("e", "n"), players=4, sideways_dots=True)
     play(g, "a1>e1:w")
-    assert g.outcome() == Outcome(None, "no move possible")
+    assert g.outcome() == Outcome(None, Reason.BLOCKED)
     assert g.legal_moves() == []
     g.undo()
     play(g, "a1>e1:s")  # this cube points at A1 itself: the others skip, A1 moves again
@@ -375,7 +375,7 @@ def test_a_full_round_without_a_move_is_a_draw() -> None:
     rows = ring("e", "n")
     rows[4] = "Xn" + rows[4][1:]
     g = position(rows, players=4, sideways_dots=True)
-    assert g.outcome() == Outcome(None, "no move possible")
+    assert g.outcome() == Outcome(None, Reason.BLOCKED)
 
 
 def test_four_player_tokens_and_sensing() -> None:
@@ -395,7 +395,7 @@ def test_four_player_notation_needs_the_dot() -> None:
 
 def test_time_out_in_the_team_game_is_left_to_the_session() -> None:
     assert quixo(players=4).time_out(0) is None
-    assert quixo().time_out(0) == Outcome(1, "time")
+    assert quixo().time_out(0) == Outcome(1, Reason.TIME)
 
 
 # --------------------------------------------------------------------- positions
@@ -411,9 +411,9 @@ def test_set_position_validates_and_judges_lines() -> None:
         g.set_position({"board": EMPTY5, "to_move": 2})
     # A line already on the board: the player before to_move made it.
     g.set_position({"board": ["X X X X X", *EMPTY5[1:]], "to_move": 0})
-    assert g.outcome() == Outcome(1, "line")
+    assert g.outcome() == Outcome(1, Reason.LINE)
     g.set_position({"board": ["X X X X X", "O O O O O", *EMPTY5[2:]], "to_move": 0})
-    assert g.outcome() == Outcome(0, "line made by the opponent")
+    assert g.outcome() == Outcome(0, Reason.OPPONENT_LINE)
 
 
 def test_state_dict_round_trip() -> None:
@@ -499,7 +499,7 @@ def test_random_game_invariants(players: int) -> None:
                     skipped = g.to_dict()["state"]["skipped"]
                     assert g.current_player == (seat + 1 + len(skipped)) % 4
         outcome = g.outcome()
-        assert outcome is not None and outcome.reason in ("line", "line made by the opponent")
+        assert outcome is not None and outcome.reason in (Reason.LINE, Reason.OPPONENT_LINE)
         assert len(outcome.winners) == players // 2
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tavola.games import IllegalMoveError, Outcome, perft
+from tavola.games import IllegalMoveError, Outcome, Reason, perft
 from tavola.games.tessere import Tessere
 
 # Written out by hand, independently of the engine's generator.
@@ -108,13 +108,13 @@ def test_a_row_completed_by_either_player_wins_for_the_one_who_completes_it() ->
     play(game, "R@a1", "Y@e5", "RY@b1", "G@e4", "RG@c1", "B@e3")
     assert game.outcome() is None
     play(game, "RB@d1")  # R, RY, RG, RB share red
-    assert game.outcome() == Outcome(0, "line")
+    assert game.outcome() == Outcome(0, Reason.LINE)
     assert game.winning_cells() == ("a1", "b1", "c1", "d1")
     assert game.legal_moves() == []
     # The same line completed by Player 2 (Player 1 placed the first three of them).
     game = position({"a1": "R", "b1": "RY", "c1": "RG"}, to_move=1)
     play(game, "RB@d1")
-    assert game.outcome() == Outcome(1, "line")
+    assert game.outcome() == Outcome(1, Reason.LINE)
 
 
 def test_four_that_share_no_colour_do_not_win() -> None:
@@ -137,7 +137,7 @@ def test_four_corners_win_under_every_diagonals_option() -> None:
     for diagonals in ("long", "short", "all"):
         game = position({"a1": "G", "e1": "GB", "e5": "YG"}, to_move=1, diagonals=diagonals)
         play(game, "RG@a5")
-        assert game.outcome() == Outcome(1, "line"), diagonals
+        assert game.outcome() == Outcome(1, Reason.LINE), diagonals
         assert game.winning_cells() == ("a1", "e1", "a5", "e5")
 
 
@@ -145,12 +145,12 @@ def test_four_colour_checker_is_a_wildcard() -> None:
     # Completing three that share red, placed last ...
     game = position({"b2": "R", "c3": "RY", "d4": "RB"})
     play(game, "RYGB@e5")
-    assert game.outcome() == Outcome(0, "line")
+    assert game.outcome() == Outcome(0, Reason.LINE)
     assert game.winning_cells() == ("b2", "c3", "d4", "e5")
     # ... or already on the board, with the fourth checker completing blue.
     game = position({"c1": "B", "c2": "RYGB", "c3": "YB"}, to_move=1)
     play(game, "GB@c4")
-    assert game.outcome() == Outcome(1, "line")
+    assert game.outcome() == Outcome(1, Reason.LINE)
     # It cannot join three that share nothing between them.
     game = position({"a3": "R", "b3": "Y", "c3": "G"})
     play(game, "RYGB@d3")
@@ -164,10 +164,10 @@ def test_four_colour_checker_is_a_wildcard() -> None:
 def test_which_diagonals_count(diagonals: str, long_wins: bool, short_wins: bool) -> None:
     game = position({"a5": "Y", "b4": "RY", "c3": "YB"}, diagonals=diagonals)
     play(game, "YG@d2")  # window a5-d2 of the long diagonal a5-e1
-    assert (game.outcome() == Outcome(0, "line")) is long_wins
+    assert (game.outcome() == Outcome(0, Reason.LINE)) is long_wins
     game = position({"a2": "Y", "b3": "RY", "c4": "YB"}, diagonals=diagonals)
     play(game, "YG@d5")  # the short diagonal a2-d5
-    assert (game.outcome() == Outcome(0, "line")) is short_wins
+    assert (game.outcome() == Outcome(0, Reason.LINE)) is short_wins
     if short_wins:
         assert game.winning_cells() == ("a2", "b3", "c4", "d5")
 
@@ -175,7 +175,7 @@ def test_which_diagonals_count(diagonals: str, long_wins: bool, short_wins: bool
 def test_two_configurations_at_once_light_both() -> None:
     game = position({"a1": "R", "b1": "RY", "c1": "RG", "d2": "RB", "d3": "RY", "d4": "RG"})
     play(game, "RY@d1")  # row a1-d1 and column d1-d4
-    assert game.outcome() == Outcome(0, "line")
+    assert game.outcome() == Outcome(0, Reason.LINE)
     assert set(game.winning_cells()) == {"a1", "b1", "c1", "d1", "d2", "d3", "d4"}
 
 
@@ -227,7 +227,7 @@ def test_forced_block_then_tie_break_to_the_second_block() -> None:
     play(game, "K@e5")
     assert game.outcome() is None and game.legal_moves() == [game.parse_move("K@c5")]
     play(game, "K@c5")  # the board is full, no line: Player 1 placed their block second
-    assert game.outcome() == Outcome(0, "second block")
+    assert game.outcome() == Outcome(0, Reason.SECOND_BLOCK)
     assert game.winning_cells() == ()
 
 
@@ -236,7 +236,7 @@ def test_tie_break_goes_to_player_2_when_player_1_blocked_first() -> None:
     game = position(board, to_move=1, blocks=[[0, "c5"]])
     assert game.legal_moves() == [game.parse_move("K@e5")]
     play(game, "K@e5")
-    assert game.outcome() == Outcome(1, "second block")
+    assert game.outcome() == Outcome(1, Reason.SECOND_BLOCK)
 
 
 def test_tie_break_when_the_last_piece_is_a_checker() -> None:
@@ -247,10 +247,10 @@ def test_tie_break_when_the_last_piece_is_a_checker() -> None:
     game = position(board, to_move=0, blocks=[[1, "e5"], [0, "c5"]])
     assert [str(m) for m in game.legal_moves()] == ["RYGB@b1"]
     play(game, "RYGB@b1")
-    assert game.outcome() == Outcome(0, "second block")
+    assert game.outcome() == Outcome(0, Reason.SECOND_BLOCK)
     game = position(board, to_move=0, blocks=[[0, "c5"], [1, "e5"]])
     play(game, "RYGB@b1")
-    assert game.outcome() == Outcome(1, "second block")
+    assert game.outcome() == Outcome(1, Reason.SECOND_BLOCK)
 
 
 def test_a_player_may_place_the_block_while_checkers_remain() -> None:
@@ -287,12 +287,12 @@ def test_timeout_warn_changes_nothing() -> None:
 def test_timeout_lose() -> None:
     game = Tessere(on_timeout="lose")
     play(game, "R@a1")
-    assert game.time_out(1) == Outcome(0, "time")
-    assert game.outcome() == Outcome(0, "time") and game.legal_moves() == []
+    assert game.time_out(1) == Outcome(0, Reason.TIME)
+    assert game.outcome() == Outcome(0, Reason.TIME) and game.legal_moves() == []
     again = Tessere.from_dict(json.loads(json.dumps(game.to_dict())))
-    assert again.outcome() == Outcome(0, "time")
+    assert again.outcome() == Outcome(0, Reason.TIME)
     game = Tessere(on_timeout="lose")
-    assert game.time_out(0) == Outcome(1, "time")
+    assert game.time_out(0) == Outcome(1, Reason.TIME)
 
 
 def test_timeout_only_for_the_player_to_move_and_not_after_the_end() -> None:
@@ -302,7 +302,7 @@ def test_timeout_only_for_the_player_to_move_and_not_after_the_end() -> None:
     assert game.time_out(1) is None and game.history == ()
     game = position({"a1": "R", "b1": "RY", "c1": "RG"}, on_timeout="lose")
     play(game, "RB@d1")
-    assert game.time_out(1) is None and game.outcome() == Outcome(0, "line")
+    assert game.time_out(1) is None and game.outcome() == Outcome(0, Reason.LINE)
 
 
 def test_timeout_pass_loses_the_turn_as_a_recorded_action() -> None:
@@ -333,7 +333,7 @@ def test_a_player_with_nothing_to_place_must_pass() -> None:
         passing = ["pass"] if policy == "pass" else []
         assert [str(m) for m in game.legal_moves()] == ["K@e5", *passing]
         play(game, "K@e5")
-        assert game.outcome() == Outcome(1, "second block")
+        assert game.outcome() == Outcome(1, Reason.SECOND_BLOCK)
 
 
 # ----------------------------------------------------------------- notation, records
@@ -375,7 +375,7 @@ def test_set_position_checks_the_position() -> None:
         position({}, to_move=2)
     # A full board without an outcome is decided by the blocks.
     game = position(board_from(NO_LINE_BOARD), blocks=[[1, "e5"], [0, "c5"]])
-    assert game.outcome() == Outcome(0, "second block") and game.legal_moves() == []
+    assert game.outcome() == Outcome(0, Reason.SECOND_BLOCK) and game.legal_moves() == []
 
 
 def test_board_text_says_whose_block() -> None:

@@ -22,6 +22,7 @@ from tavola.hardware import load_sensor
 from tavola.hardware.base import SensorBackend, SensorFault, Snapshot
 from tavola.hardware.camera import CameraSensor
 from tavola.hardware.layout import Layout
+from tavola.record import ActionEntry, ResultEntry
 from tavola.session import Effects, Session
 from tavola.vision.render import Conditions, render
 from tavola.vision.source import FrameList
@@ -67,7 +68,7 @@ def sensor_for(game: str, frames: Frames, **options: Any) -> CameraSensor:
 
 def test_the_backend_is_registered_and_reads_identity() -> None:
     cls = load_sensor("camera")
-    assert cls is CameraSensor
+    assert cls.cls is CameraSensor
     sensor = cls(Layout.for_game("tessere"), game="tessere", source=FrameList([]))
     assert isinstance(sensor, SensorBackend)
     assert sensor.capability == "identity" and sensor.cells == Layout.for_game("tessere").cells
@@ -184,7 +185,7 @@ def test_a_game_played_through_the_camera(stem: str, count: int) -> None:
     moves = moves[:count]
     game = new_game(header["game"], **json.loads(header.get("params", "{}")))
     session, effects = play_through_the_camera(game, moves)
-    played = [e["move"] for fx in effects for e in fx.journal if e["type"] == "action"]
+    played = [e.move for fx in effects for e in fx.journal if isinstance(e, ActionEntry)]
     assert played == moves
     assert [str(m) for m in session.game.history] == moves
     logs = [line for fx in effects for line in fx.log]
@@ -194,7 +195,7 @@ def test_a_game_played_through_the_camera(stem: str, count: int) -> None:
     if stem.startswith("quixo"):
         outcome = session.game.outcome()
         assert outcome is not None and outcome.winner == 0
-        assert [e for fx in effects for e in fx.journal if e["type"] == "result"]
+        assert [e for fx in effects for e in fx.journal if isinstance(e, ResultEntry)]
 
 
 def test_quinque_tiles_are_named_in_the_games_coordinates() -> None:

@@ -277,7 +277,7 @@ def test_driver_must_fit_the_pi() -> None:
 
 # ---------------------------------------------------------------------- contract
 def test_registry_and_protocol(pwm_wire: list[bytes]) -> None:
-    assert load_leds("neopixel") is NeoPixelStrip
+    assert load_leds("neopixel").cls is NeoPixelStrip
     layout = Layout.for_game("morris")
     with NeoPixelStrip(layout, driver="pwm", pin="NEOPIXEL") as strip:
         assert isinstance(strip, LedBackend)

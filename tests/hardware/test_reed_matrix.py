@@ -14,13 +14,8 @@ from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 from tavola.hardware import BackendUnavailableError, load_sensor
 from tavola.hardware.base import SensorBackend, SensorEvent, SensorFault, Snapshot
 from tavola.hardware.layout import Layout
-from tavola.hardware.reed_matrix import (
-    Debounce,
-    MockMatrix,
-    ReedMatrix,
-    lgpio_working_directory,
-    open_pin_factory,
-)
+from tavola.hardware.pin_factory import lgpio_working_directory, open_pin_factory
+from tavola.hardware.reed_matrix import Debounce, MockMatrix, ReedMatrix
 
 DRAUGHTS = Layout.shipped("draughts")  # 8 rows x 4 columns, every position wired
 MORRIS = Layout.shipped("morris")  # 7 x 7, only 24 positions wired
@@ -278,6 +273,43 @@ def test_scan_rate_on_virtual_time() -> None:
     assert 249 <= scans <= 252
 
 
+def counting(sensor: ReedMatrix, vt: VirtualTime) -> list[float]:
+    """The virtual time of every scan ``sensor`` makes from now on."""
+    times: list[float] = []
+    real_scan = sensor.scan
+
+    def scan() -> frozenset[str]:
+        times.append(vt.now)
+        return real_scan()
+
+    sensor.scan = scan  # type: ignore[method-assign]
+    return times
+
+
+def test_a_quiet_board_is_scanned_slowly_and_a_change_brings_back_the_fast_rate() -> None:
+    sensor, board, vt = rig(idle_hz=25, idle_after=1.0)
+    times = counting(sensor, vt)
+    board.bounce("c1", True, at=3.0)  # after two quiet seconds
+    events = run_for(sensor, vt, 5.0)
+    fast = [t for t in times if 0.1 <= t < 0.9]
+    slow = [t for t in times if 1.1 <= t < 2.9]
+    assert 390 <= len(fast) <= 410  # 500 a second while the board was just started
+    assert 43 <= len(slow) <= 47  # 25 a second once nothing had changed for a second
+    # The first contact after the quiet spell is seen by the next slow scan (40 ms at
+    # most), then debounced at the fast rate: reported within 40 ms + the debounce.
+    (arrived,) = [e for e in events[1:] if occupied(e) == {"c1"}]
+    assert 3.0 < arrived.time <= 3.0 + 0.040 + 0.002 + 0.005 + 2 * SCAN
+    after = [t for t in times if arrived.time <= t < arrived.time + 0.5]
+    assert len(after) >= 240  # fast again until the board has been quiet for a second
+
+
+def test_a_resync_request_is_answered_by_the_next_slow_scan() -> None:
+    sensor, _, vt = rig(idle_hz=10, idle_after=0.5)
+    vt.hooks.append((2.0, sensor.request_snapshot))
+    events = run_for(sensor, vt, 3.0)
+    assert len(events) == 2 and 2.0 <= events[1].time <= 2.1 + 1e-9
+
+
 # ---------------------------------------------------------------------- config errors
 @pytest.mark.parametrize(
     ("options", "message"),
@@ -296,6 +328,8 @@ def test_scan_rate_on_virtual_time() -> None:
         ({"row_pins": ROWS8, "col_pins": COLS4, "min_reads": 0}, r"min_reads = 0"),
         ({"row_pins": ROWS8, "col_pins": COLS4, "scan_hz": "fast"}, r"scan_hz = 'fast'"),
         ({"row_pins": ROWS8, "col_pins": COLS4, "active_low": "yes"}, r"active_low = 'yes'"),
+        ({"row_pins": ROWS8, "col_pins": COLS4, "idle_hz": 1000}, r"idle_hz = 1000: .* 1 to 500"),
+        ({"row_pins": ROWS8, "col_pins": COLS4, "idle_after": -1}, r"idle_after = -1"),
     ],
 )
 def test_bad_options_name_the_key(options: dict[str, object], message: str) -> None:
@@ -323,12 +357,32 @@ def test_an_unknown_or_missing_driver_says_what_to_do(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("LG_WD", str(tmp_path))  # keep the lgpio fix off the real environment
-    with pytest.raises(BackendUnavailableError, match=r"'abacus' could not be loaded.*mock"):
+    with pytest.raises(ValueError, match=r"pin_factory = 'abacus' is not a GPIO pin factory; "
+                                         r"choose one of: lgpio, rpigpio, native, pigpio, mock"):
         open_pin_factory("abacus")
+    with pytest.raises(ValueError, match=r"GPIOZERO_PIN_FACTORY = 'abacus'"):
+        open_pin_factory(None, {"GPIOZERO_PIN_FACTORY": "abacus"})
+    with pytest.raises(ValueError, match=r"pin_factory = 3: must be a name"):
+        open_pin_factory(3)  # type: ignore[arg-type]
     if importlib.util.find_spec("lgpio") or importlib.util.find_spec("RPi"):
         pytest.skip("a GPIO driver is installed here")  # pragma: no cover - on a Pi
     with pytest.raises(BackendUnavailableError, match=r"install lgpio"):
         open_pin_factory(None, {})
+
+
+def test_a_factory_whose_library_is_missing_says_what_to_install() -> None:
+    if importlib.util.find_spec("RPi"):
+        pytest.skip("RPi.GPIO is installed here")  # pragma: no cover - on a Pi
+    with pytest.raises(BackendUnavailableError,
+                       match=r"'rpigpio' needs the RPi library .*pip install 'tavola\[rpigpio\]'"):
+        open_pin_factory("rpigpio")
+
+
+def test_a_factory_that_cannot_start_says_so() -> None:
+    if Path("/proc/device-tree/model").exists():
+        pytest.skip("a Raspberry Pi: the native driver may start")  # pragma: no cover
+    with pytest.raises(BackendUnavailableError, match=r"'native' could not start .*Raspberry Pi"):
+        open_pin_factory("native")
 
 
 def test_lgpio_gets_a_writable_working_directory_and_gives_the_old_one_back(
@@ -348,7 +402,7 @@ def test_lgpio_gets_a_writable_working_directory_and_gives_the_old_one_back(
 
 # ---------------------------------------------------------------------- contract
 def test_registry_and_protocol() -> None:
-    assert load_sensor("reed") is ReedMatrix
+    assert load_sensor("reed").cls is ReedMatrix
     sensor, _, _ = rig()
     with sensor:
         assert isinstance(sensor, SensorBackend)

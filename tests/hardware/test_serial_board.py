@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-import serial  # type: ignore[import-untyped]
+import serial
 
 from tavola.hardware import load_sensor
 from tavola.hardware.base import LedBackend, SensorBackend, SensorEvent, SensorFault, Snapshot
 from tavola.hardware.layout import Layout
 from tavola.hardware.serial_board import SerialBoard, SerialLeds, SerialLink
-from tavola.hardware.serial_protocol import PROTOCOL_VERSION, crc8, encode
+from tavola.hardware.serial_protocol import PROTOCOL_VERSION, crc16, encode
 from tests.firmware.unix_port import FirmwareOnPty
 
 T = TypeVar("T")
@@ -135,7 +135,7 @@ class FakeBoard:
         with self._lock:
             self._seq += 1
             body = encode(verb, self._seq, *fields).split(b"*")[0]
-            self.write(body + b"*00\n" if crc8(body) else body + b"*01\n")
+            self.write(body + b"*0000\n" if crc16(body) else body + b"*0001\n")
 
     def skip(self) -> None:
         """Lose the next line on the way."""
@@ -178,7 +178,7 @@ class FakeBoard:
 
     def _answer(self, line: bytes) -> None:
         body, _, given = line.rpartition(b"*")
-        assert int(given, 16) == crc8(body), f"host sent a bad checksum: {line!r}"
+        assert int(given, 16) == crc16(body), f"host sent a bad checksum: {line!r}"
         self.received.append(line)
         if not self.answering:
             return
@@ -209,7 +209,7 @@ def run(scenario: Callable[[], Coroutine[Any, Any, None]]) -> None:
 
 # ---------------------------------------------------------------------- the backends
 def test_the_registry_finds_serial_board_and_it_follows_the_protocol(fake: FakeBoard) -> None:
-    assert load_sensor("serial") is SerialBoard
+    assert load_sensor("serial").cls is SerialBoard
     with SerialBoard(LAYOUT, port=fake.port) as sensor, SerialLeds(LAYOUT) as leds:
         assert isinstance(sensor, SensorBackend) and isinstance(leds, LedBackend)
         assert sensor.capability == "occupancy"
@@ -227,7 +227,7 @@ def test_a_snapshot_at_start_then_one_per_change(fake: FakeBoard) -> None:
             fake.change("+1,2")  # no switch fitted there: nothing to report
             fake.change("+0,1")
             assert occupied(await within(anext(events))) == {"b1", "d3", "slot-X"}
-            assert fake.received[0] == b"HELLO 0 tavola 1*49"
+            assert fake.received[0] == b"HELLO 0 tavola 2*4506"
 
     run(scenario)
 
@@ -334,6 +334,66 @@ def test_a_board_missing_at_start_is_a_fault_until_it_is_plugged_in(tmp_path: Pa
     board.unplug()
 
 
+def test_a_lost_board_is_retried_with_backoff_logged_once_per_step(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    board = FakeBoard(tmp_path)
+    caplog.set_level(logging.INFO, logger="tavola.hardware.serial_board")
+
+    async def scenario() -> None:
+        options = {**FAST, "reconnect_interval": 0.02, "reconnect_max": 0.16}
+        with SerialBoard(LAYOUT, port=board.port, **options) as sensor:
+            events = sensor.events()
+            fault = await within(anext(events))
+            assert isinstance(fault, SensorFault) and "not connected" in fault.message
+            await until(lambda: len(sensor.link.waits) >= 7)
+            board.plug()
+            assert occupied(await within(anext(events))) == {"a1", "d3"}
+            waits = sensor.link.waits
+            assert waits[:7] == [0.02, 0.04, 0.08, 0.16, 0.16, 0.16, 0.16]
+            tries = len(waits)
+            board.unplug()  # lost again: the backoff starts again from the shortest wait
+            await within(anext(events))
+            await until(lambda: len(sensor.link.waits) > tries + 1)
+            assert waits[tries : tries + 2] == [0.02, 0.04]
+
+    run(scenario)
+    said = [r.getMessage() for r in caplog.records if "trying again" in r.getMessage()]
+    assert said[:4] == [f"the board on {board.port}: trying again in {s} s"
+                        for s in ("0.02", "0.04", "0.08", "0.16")]
+    assert said.count(said[3]) == 1  # four tries after waiting 0.16 s, said once
+
+
+def test_heartbeats_but_no_answer_to_sync_is_a_fault_until_it_answers(fake: FakeBoard) -> None:
+    async def scenario() -> None:
+        with SerialBoard(LAYOUT, port=fake.port, **FAST) as sensor:
+            events = sensor.events()
+            await within(anext(events))
+            fake.answering = False  # the host's line to the board is lost; beats go on
+            fake.skip()  # a line lost: the host asks for a snapshot that never comes
+            fault = await within(anext(events))
+            assert isinstance(fault, SensorFault)
+            assert "sends heartbeats but has not answered" in fault.message
+            await until(lambda: len(fake.commands("SYNC")) >= 2)  # asked again
+            fake.rows = [0, 1, 0]
+            fake.answering = True
+            assert occupied(await within(anext(events))) == {"a2"}
+
+    run(scenario)
+
+
+def test_the_copy_of_the_matrix_is_checked_now_and_then(fake: FakeBoard) -> None:
+    async def scenario() -> None:
+        with SerialBoard(LAYOUT, port=fake.port, **FAST, snapshot_interval=0.1) as sensor:
+            events = sensor.events()
+            assert occupied(await within(anext(events))) == {"a1", "d3"}
+            fake.rows[1] |= 1  # a change whose line never said so (damage no check caught)
+            assert occupied(await within(anext(events))) == {"a1", "a2", "d3"}
+            assert len(fake.commands("SYNC")) >= 1
+
+    run(scenario)
+
+
 def test_another_protocol_version_is_a_fault_naming_both(tmp_path: Path) -> None:
     board = FakeBoard(tmp_path, protocol=PROTOCOL_VERSION + 1)
     board.plug()
@@ -435,16 +495,17 @@ def test_leds_check_their_frames(fake: FakeBoard) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"prot": "/dev/ttyACM1"}, "unknown serial sensor option 'prot'"),
+        ({"prot": "/dev/ttyACM1"}, "unknown option 'prot' for the serial sensor; did you mean "
+                                   "'port'"),
         ({"port": ""}, "port must be a device path"),
-        ({"baudrate": "fast"}, "baudrate must be a whole number"),
+        ({"baudrate": "fast"}, "baudrate = 'fast': must be a whole number"),
         ({"heartbeat_timeout": 0}, "heartbeat_timeout must be a number of seconds > 0"),
-        ({"reconnect_interval": True}, "reconnect_interval must be a number of seconds"),
+        ({"reconnect_interval": True}, "reconnect_interval = True: must be a number"),
     ],
 )
 def test_bad_options_name_the_option_and_the_fix(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        SerialBoard(LAYOUT, **options)
+        load_sensor("serial")(LAYOUT, **options)
     assert not SerialLink.open_links
 
 

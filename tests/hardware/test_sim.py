@@ -550,10 +550,10 @@ def test_sensor_is_a_context_manager() -> None:
 
 # ------------------------------------------------------------------ registry
 def test_registry_loads_sim_and_none() -> None:
-    assert load_sensor("sim") is SimSensor
-    assert load_sensor(" SIM ") is SimSensor
-    assert load_leds("sim") is SimLeds
-    assert load_leds("none") is NoLeds
+    assert load_sensor("sim").cls is SimSensor
+    assert load_sensor(" SIM ").cls is SimSensor
+    assert load_leds("sim").cls is SimLeds
+    assert load_leds("none").cls is NoLeds
 
 
 def test_registry_names_the_known_backends() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import cv2
 import numpy as np
 import numpy.typing as npt
@@ -63,9 +65,9 @@ def camera(geometry: BoardGeometry, *, tilt: float = 0.0, turn: float = 0.0,
 
 def frame(geometry: BoardGeometry, h: npt.NDArray[np.float64]) -> Image:
     image, (x0, y0) = top_down(geometry)
-    out: Image = cv2.warpPerspective(image, h @ warp_matrix(PX, x0, y0), (1280, 720),
-                                     borderValue=(90, 90, 90))
-    return out
+    out = cv2.warpPerspective(image, h @ warp_matrix(PX, x0, y0), (1280, 720),
+                              borderValue=(90, 90, 90))
+    return cast(Image, out)  # OpenCV's stubs widen the dtype; the image stays uint8
 
 
 def corner_error(a: npt.ArrayLike, b: npt.ArrayLike, geometry: BoardGeometry) -> float:

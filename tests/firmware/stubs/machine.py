@@ -17,29 +17,31 @@ import time
 RELOAD_MS = 2
 CONTROL = os.getenv("TAVOLA_SWITCHES")
 
-_level = {}  # output pin -> the level it drives
-_output = set()
-_pull_up = set()
-_closed = set()  # frozensets of two pin numbers
-_loaded = None
+# Annotations only: MicroPython parses and ignores them (no __future__ import there).
+_level: dict[int, int] = {}  # output pin -> the level it drives
+_output: set[int] = set()
+_pull_up: set[int] = set()
+_closed: set[frozenset[int]] = set()  # frozensets of two pin numbers
+_loaded: int | None = None
 
 
-def press(a, b):
+def press(a: int, b: int) -> None:
     """Close the switch between pins ``a`` and ``b``."""
     _closed.add(frozenset((a, b)))
 
 
-def release(a, b):
+def release(a: int, b: int) -> None:
     """Open the switch between pins ``a`` and ``b``."""
     _closed.discard(frozenset((a, b)))
 
 
-def _reload():
+def _reload() -> None:
     global _loaded
     if CONTROL is None:
         return
-    now = time.ticks_ms()
-    if _loaded is not None and time.ticks_diff(now, _loaded) < RELOAD_MS:
+    now: int = time.ticks_ms()  # type: ignore[attr-defined]  # MicroPython's time
+    if _loaded is not None and time.ticks_diff(  # type: ignore[attr-defined]
+            now, _loaded) < RELOAD_MS:
         return
     _loaded = now
     try:
@@ -54,7 +56,7 @@ def _reload():
             press(int(words[0]), int(words[1]))
 
 
-def _read(pin):
+def _read(pin: int) -> int:
     if pin in _output:
         return _level.get(pin, 0)
     _reload()
@@ -74,11 +76,11 @@ class Pin:
     PULL_UP = 1
     PULL_DOWN = 2
 
-    def __init__(self, id, mode=-1, pull=-1, value=None):
+    def __init__(self, id: int, mode: int = -1, pull: int = -1, value: int | None = None) -> None:
         self.id = id
         self.init(mode, pull, value)
 
-    def init(self, mode=-1, pull=-1, value=None):
+    def init(self, mode: int = -1, pull: int = -1, value: int | None = None) -> None:
         if mode == Pin.OUT:
             _output.add(self.id)
         elif mode == Pin.IN:
@@ -90,17 +92,17 @@ class Pin:
         if value is not None:
             _level[self.id] = 1 if value else 0
 
-    def value(self, v=None):
+    def value(self, v: int | None = None) -> int | None:
         if v is None:
             return _read(self.id)
         _level[self.id] = 1 if v else 0
         return None
 
-    def __call__(self, v=None):
+    def __call__(self, v: int | None = None) -> int | None:
         return self.value(v)
 
-    def on(self):
+    def on(self) -> None:
         self.value(1)
 
-    def off(self):
+    def off(self) -> None:
         self.value(0)

@@ -10,7 +10,7 @@ import binascii
 import os
 
 LOG = os.getenv("TAVOLA_NEOPIXEL_LOG")
-shown = []
+shown: list[bytes] = []  # annotations: MicroPython parses and ignores them
 
 
 class NeoPixel:
@@ -18,29 +18,29 @@ class NeoPixel:
 
     ORDER = (1, 0, 2, 3)  # G R B W, as the real driver
 
-    def __init__(self, pin, n, bpp=3, timing=1):
+    def __init__(self, pin: object, n: int, bpp: int = 3, timing: int = 1) -> None:
         self.pin = pin
         self.n = n
         self.bpp = bpp
         self.buf = bytearray(n * bpp)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.n
 
-    def __setitem__(self, i, v):
+    def __setitem__(self, i: int, v: tuple[int, ...]) -> None:
         offset = i * self.bpp
         for j in range(self.bpp):
             self.buf[offset + self.ORDER[j]] = v[j]
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: int) -> tuple[int, ...]:
         offset = i * self.bpp
         return tuple(self.buf[offset + self.ORDER[j]] for j in range(self.bpp))
 
-    def fill(self, v):
+    def fill(self, v: tuple[int, ...]) -> None:
         for i in range(self.n):
             self[i] = v
 
-    def write(self):
+    def write(self) -> None:
         shown.append(bytes(self.buf))
         if LOG is not None:
             with open(LOG, "a") as f:

@@ -1,0 +1,246 @@
+"""The daemon's failure paths: a failed start, an unresumable game, a game switch, a journal
+that cannot be written, a sensor that dies. Each bug lived in the daemon, so most of these
+run it as a process (`tavola run` on the simulator)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tavola import journal as journal_module
+from tavola.config import load_config
+from tavola.daemon import Daemon
+from tavola.feedback import DIM_RED
+from tavola.games import new_game
+from tavola.hardware.base import SensorEvent
+from tavola.hardware.sim import SimSensor
+from tavola.journal import Journal
+from tavola.record import ActionEntry, StartEntry
+from tests.controller.test_daemon import wait_for
+
+TAVOLA = [sys.executable, "-m", "tavola.cli"]
+ROOT = Path(__file__).resolve().parents[2]
+MORRIS_LAYOUT = ROOT / "hardware" / "layouts" / "morris.toml"
+
+
+def run(tmp_path: Path, script: str, *args: str, env: dict[str, str] | None = None,
+        timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``tavola run`` on the simulator playing ``script``, to its end (a failed start)."""
+    (tmp_path / "moves.txt").write_text(script)
+    return subprocess.run(
+        [*TAVOLA, "run", "--journal", str(tmp_path / "state"), "--leds", "none",
+         "--console", "off", "--script", str(tmp_path / "moves.txt"), *args],
+        env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL, capture_output=True,
+        text=True, timeout=timeout,
+    )
+
+
+def spawn(tmp_path: Path, script: str, *args: str,
+          env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    (tmp_path / "moves.txt").write_text(script)
+    return subprocess.Popen(
+        [*TAVOLA, "run", "--journal", str(tmp_path / "state"), "--leds", "none",
+         "--console", "off", "--script", str(tmp_path / "moves.txt"), *args],
+        env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def actions(tmp_path: Path) -> list[str]:
+    path = tmp_path / "state" / "current.jsonl"
+    if not path.exists():
+        return []
+    return [e["move"] for e in map(json.loads, path.read_text().splitlines())
+            if e["type"] == "action"]
+
+
+def play_until(tmp_path: Path, script: str, moves: list[str], *args: str,
+               env: dict[str, str] | None = None) -> str:
+    """Run the daemon until the game in progress has ``moves``; its stderr."""
+    proc = spawn(tmp_path, script + "wait 60\n", *args, env=env)
+    try:
+        wait_for(lambda: actions(tmp_path) == moves, 30)
+        proc.terminate()
+        _, err = proc.communicate(timeout=20)
+        assert proc.returncode == 0, err
+        return err
+    finally:
+        proc.kill()
+
+
+def unfinished(tmp_path: Path, game: str, *moves: str) -> str:
+    """A game in progress in the journal, as a daemon left it; its id."""
+    journal = Journal(tmp_path / "state")
+    played = new_game(game)
+    journal.begin(StartEntry.of(played, game_id=f"20240501-143012-{game}", wall=1714573812.0))
+    for text in moves:
+        player = played.current_player
+        played.apply(played.parse_move(text))
+        journal.append(ActionEntry(text, player, len(played.history), 1714573812.0, 0.0))
+    return f"20240501-143012-{game}"
+
+
+# --------------------------------------------------------------------- starting
+def test_a_failed_start_writes_nothing_and_the_next_start_plays(tmp_path: Path) -> None:
+    # Draughts on a morris board: the layout lacks its squares.
+    done = run(tmp_path, "", "--game", "draughts", env={"TAVOLA_LAYOUT_FILE":
+                                                          str(MORRIS_LAYOUT)})
+    assert done.returncode == 2 and "cannot start" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "state" / "current.jsonl").exists()  # no game left behind
+    play_until(tmp_path, "d2\n", ["d2"])  # the plain start plays the configured game
+
+
+def test_an_unfinished_game_that_cannot_go_on_is_filed_and_the_configured_one_starts(
+    tmp_path: Path,
+) -> None:
+    game_id = unfinished(tmp_path, "draughts", "c3-d4")
+    err = play_until(tmp_path, "d2\n", ["d2"], env={"TAVOLA_LAYOUT_FILE": str(MORRIS_LAYOUT),
+                                               "TAVOLA_LOG_LEVEL": "info"})
+    said = [line for line in err.splitlines() if game_id in line and "abandoned" in line]
+    assert len(said) == 1 and "Starting morris" in said[0], err
+    (record,) = Journal(tmp_path / "state").records()
+    assert (record.id, record.score) == (game_id, "*")
+    assert record.reason.startswith("cannot resume with this configuration")
+    assert actions(tmp_path) == ["d2"]  # the configured game is the one in progress
+
+
+def test_an_explicit_game_keeps_the_unfinished_one_to_resume_later(tmp_path: Path) -> None:
+    game_id = unfinished(tmp_path, "morris", "d2")
+    err = play_until(tmp_path, "place a1 G\n", ["G@a1"], "--game", "tessere",
+                     env={"TAVOLA_LOG_LEVEL": "info"})
+    assert f"tavola run --resume {game_id}" in err
+    assert (tmp_path / "state" / "paused" / f"{game_id}.jsonl").is_file()
+    assert actions(tmp_path) == ["G@a1"]
+
+    # Back to the morris game: the tessere game waits in its turn.
+    err = play_until(tmp_path, "a1\n", ["d2", "a1"], "--resume", game_id,
+                     env={"TAVOLA_LOG_LEVEL": "info"})
+    assert actions(tmp_path) == ["d2", "a1"]
+    assert "tavola run --resume 20" in err and "tessere" in err
+
+
+def test_new_with_a_game_the_board_cannot_run_is_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    unfinished(tmp_path, "morris", "d2")
+    # The configured game is draughts, but the unfinished morris game resumes first.
+    config = load_config(None, {"TAVOLA_GAME": "draughts"},
+                         {"journal.directory": str(tmp_path / "state"), "leds": "none"})
+    daemon = Daemon(config, env={})
+    before = (tmp_path / "state" / "current.jsonl").read_bytes()
+
+    async def scenario() -> int:
+        task = asyncio.create_task(daemon.run())
+        while not daemon.ready:
+            await asyncio.sleep(0.01)
+        assert daemon.session.game.name == "morris"
+        daemon.console_line("new")
+        assert daemon.session.game.name == "morris"  # refused
+        daemon.console_line("quit")
+        return await task
+
+    assert asyncio.run(scenario()) == 0
+    assert any("Cannot start draughts on this board" in line for line in daemon._log_tail)
+    after = (tmp_path / "state" / "current.jsonl").read_bytes()
+    assert after.startswith(before)  # nothing filed, no draughts header
+    assert b'"draughts"' not in after and Journal(tmp_path / "state").records() == []
+
+
+# --------------------------------------------------------------------- the journal is the truth
+def test_a_journal_that_cannot_be_written_refuses_moves_and_loses_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = load_config(None, {}, {"journal.directory": str(tmp_path), "leds": "sim"})
+    daemon = Daemon(config, env={})
+    disk_full = False
+    real = journal_module._write_all
+
+    def write(fd: int, data: bytes) -> None:
+        if disk_full:
+            raise OSError(28, "No space left on device")
+        real(fd, data)
+
+    monkeypatch.setattr(journal_module, "_write_all", write)
+
+    async def until(predicate: Any) -> None:
+        for _ in range(1000):
+            if predicate():
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("timed out")
+
+    def recorded() -> list[str]:
+        record = Journal(tmp_path).resume()
+        return [] if record is None else [
+            e.move for e in record.entries if isinstance(e, ActionEntry)]
+
+    async def scenario() -> int:
+        nonlocal disk_full
+        task = asyncio.create_task(daemon.run())
+        await until(lambda: daemon.ready)
+        daemon.console_line("d2")
+        await until(lambda: len(daemon.session.game.history) == 1)
+        disk_full = True
+        daemon.console_line("a1")  # Black moves while nothing can be written
+        await until(lambda: daemon.session.unrecorded is not None)
+        await asyncio.sleep(0.5)
+        assert [str(m) for m in daemon.session.game.history] == ["d2"]  # not in memory
+        assert recorded() == ["d2"]  # nor on disk
+        frame = daemon.leds.frames[-1].frame  # type: ignore[attr-defined]
+        assert {frame[daemon.layout.led_of(c)] for c in daemon.layout.cells} == {DIM_RED}
+        assert daemon.session.status().startswith("cannot record the game (No space left")
+        daemon.console_line("play g7")  # a typed move is refused as well
+        assert [str(m) for m in daemon.session.game.history] == ["d2"]
+        disk_full = False  # space again: the move on the board is taken and written
+        await until(lambda: len(daemon.session.game.history) == 2)
+        assert daemon.session.unrecorded is None
+        daemon.console_line("quit")
+        return await task
+
+    assert asyncio.run(scenario()) == 0
+    assert recorded() == ["d2", "a1"]
+
+
+# --------------------------------------------------------------------- the watchdog
+class DyingSensor(SimSensor):
+    """The simulator, whose driver fails after the first reading."""
+
+    async def events(self) -> AsyncIterator[SensorEvent]:
+        async for event in super().events():
+            yield event
+            raise RuntimeError("camera unplugged: read failed")
+
+
+def test_a_dead_sensor_stops_the_watchdog_and_the_daemon_exits_non_zero(
+    tmp_path: Path, notify_socket: tuple[socket.socket, str], monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sock, path = notify_socket
+    monkeypatch.setattr("tavola.daemon.load_sensor", lambda name: DyingSensor)
+    config = load_config(None, {}, {"journal.directory": str(tmp_path), "leds": "none"})
+    daemon = Daemon(config, env={"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "100000"})
+
+    async def scenario() -> int:
+        return await asyncio.wait_for(daemon.run(), 10)
+
+    assert asyncio.run(scenario()) == 1
+    assert "sensing stopped (RuntimeError: camera unplugged" in caplog.text
+    sock.settimeout(0.5)
+    got = []
+    try:
+        while True:
+            got.append(sock.recv(4096))
+    except TimeoutError:
+        pass
+    assert got[-1] == b"STOPPING=1"  # no watchdog ping after the sensing died
+    assert Journal(tmp_path).in_progress()  # the game is kept for the restart
