@@ -231,6 +231,12 @@ def _distinct_outcomes(
     return list(seen.values())
 
 
+def _origin(seq: Seq) -> str | None:
+    """The cell a run of actions starts from: the first cell its notation names."""
+    m = _NOTATION_CELL.search(str(seq[0]))
+    return m[0] if m else None
+
+
 @dataclass(frozen=True)
 class _Explanation:
     kind: str  # "new", "takeback", "amend"
@@ -456,9 +462,12 @@ class Inference:
                 continue
             rest = candidate - change
             if rest and all(not v and sensed.get(c) == expect.current.get(c) for c, v in rest):
-                vacated = {c for c, v in candidate if not v}
-                if len(vacated) > len(rest):  # the mover's origin is empty: a jump
-                    found.append((seqs, frozenset(c for c, _ in rest)))
+                # A jump: the mover's origin (the first cell its notation names) is empty,
+                # only captured pieces still stand.
+                standing = frozenset(c for c, _ in rest)
+                origins = {_origin(seq) for seq in seqs}
+                if origins.isdisjoint(standing) and None not in origins:
+                    found.append((seqs, standing))
         if len(found) != 1:  # none, or several: wait for the pieces to be lifted
             return [], frozenset()
         return found[0]

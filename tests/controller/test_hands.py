@@ -344,6 +344,20 @@ def test_the_captured_piece_lifted_first_is_a_capture_not_a_huff(variant: str) -
     assert not any(m.startswith("huff") for m in t.played) and t.flags == 0
 
 
+def test_a_king_set_one_square_off_and_corrected_is_not_read_as_the_opponents_jump() -> None:
+    t = Table(new_game("draughts"))
+    # Black's king c3 is going to d4; White's king h8 could jump it from e5 and land on d4.
+    t.session.game.set_position({"board": {"c3": "BK", "h8": "WK", "a7": "B", "h2": "W"},
+                                 "turn": 1})
+    t.session.inference.reset()
+    t.board = t.session.game.view("identity")
+    t.session.on_snapshot(t._reading(t.board), t.now, t.now)
+    t.hands((0.0, "c3", ""), (0.01, "e5", "BK"))  # one square too far: a legal move
+    assert t.played == ["c3-e5"]
+    t.hands((0.0, "e5", ""), (0.02, "d4", "BK"))  # moved back to d4: h8 still stands
+    assert t.played == ["c3-d4"] and t.kinds() == ["action", "amend"]
+
+
 # ------------------------------------------------------------------ sequence, quixo, quinque
 def test_a_sequence_chip_touched_down_and_lifted_is_nothing() -> None:
     t = Table(new_game("sequence-kids", cards="declared"))
