@@ -131,6 +131,13 @@ class Mismatch:
 Result = Accepted | Amended | Pending | Ambiguous | Takeback | Mismatch
 
 
+_RANKED = {"WK": "W", "BK": "B"}  # a draughts king's token -> its colour
+
+
+def _unranked(cells: Mapping[str, str]) -> dict[str, str]:
+    return {c: _RANKED.get(v, v) for c, v in cells.items()}
+
+
 def change_between(before: Mapping[str, str], after: Mapping[str, str]) -> Change:
     """The cells whose reading differs, with their reading in ``after``."""
     cells = set(before) | set(after)
@@ -152,6 +159,24 @@ class Expectations:
     def touched(self) -> frozenset[str]:
         """Every cell some legal action changes."""
         return frozenset(c for change in self.by_change for c, _ in change)
+
+    @cached_property
+    def rankless(self) -> Expectations:
+        """These expectations as a sensor that reads colour only sees them: a draughts king
+        (``WK``, ``BK``) as its colour (RULES.md: the engine tracks kings; the camera does
+        not read them, so a misread crown never becomes a mismatch). Itself if no king."""
+        if not any(v in _RANKED for v in self.current.values()) and not any(
+                v in _RANKED for change in self.by_change for _, v in change):
+            return self
+        current = _unranked(self.current)
+        by_change: dict[Change, list[Seq]] = {}
+        for change, seqs in self.by_change.items():
+            seen = frozenset((c, _RANKED.get(v, v)) for c, v in change
+                             if _RANKED.get(v, v) != current.get(c, ""))
+            if seen:
+                by_change.setdefault(seen, []).extend(seqs)
+        return Expectations(current, by_change, [_unranked(e) for e in self.earlier],
+                            self.equivalent)
 
     @classmethod
     def of(cls, game: Game[Any], capability: Capability) -> Expectations:
@@ -276,6 +301,7 @@ class Inference:
         # next reading that is a legal reply to it confirms it before it settled.
         self._candidate: Seq | None = None
         self._previous: Seq | None = None
+        self._rankless = False  # the reading shows no draughts kings (a colour camera)
 
     def expectations(self, game: Game[Any]) -> Expectations:
         """The expectations of the game's position (cached until the game changes)."""
@@ -318,8 +344,16 @@ class Inference:
         return self._classify(game, self._reading, self._uncertain, now, window)
 
     # ------------------------------------------------------------- the reading
+    def _seen(self, expect: Expectations) -> Expectations:
+        """The expectations as this reading can show them: without kings when the sensor
+        reads no kings (the camera)."""
+        return expect.rankless if self._rankless else expect
+
     def _sensed(self, expect: Expectations, reading: dict[str, str]) -> dict[str, str]:
-        """The reading of the game's cells, with captured pieces still standing masked."""
+        """The reading of the game's cells, with captured pieces still standing masked.
+
+        The game's cells, any cell a legal action would fill (Quinque's cluster grows), and
+        any piece seen elsewhere; not the layout's extra sensors (a reserve tray)."""
         sensed = {
             c: v for c, v in reading.items()
             if c not in self.ignore and (v or c in expect.current or c in expect.touched)
@@ -337,7 +371,8 @@ class Inference:
         self, game: Game[Any], reading: dict[str, str], uncertain: frozenset[str], now: float,
         window: int,
     ) -> Result:
-        expect = self.expectations(game)
+        self._rankless = not any(v in _RANKED for v in reading.values())
+        expect = self._seen(self.expectations(game))
         sensed = self._sensed(expect, reading)
         change = change_between(expect.current, sensed)
         changed = frozenset(c for c, _ in change)
@@ -405,7 +440,7 @@ class Inference:
             probe.push(move)
         if probe.outcome() is not None or probe.current_player == game.current_player:
             return None
-        after = Expectations.of(probe, self.capability)
+        after = self._seen(Expectations.of(probe, self.capability))
         reply = after.by_change.get(change_between(after.current, self._sensed(after, sensed)))
         if not reply or len(reply) != 1:
             return None
@@ -481,11 +516,11 @@ class Inference:
             for _ in range(k):
                 probe.undo()
             self._bases[k] = Expectations.of(probe, self.capability)
-        return self._bases[k]
+        return self._seen(self._bases[k])
 
     def _amendments(self, game: Game[Any], sensed: dict[str, str], window: int) -> (
             list[_Explanation]):
-        expect = self.expectations(game)
+        expect = self._seen(self.expectations(game))
         found = []
         for k in range(1, window + 1):
             base = self._base(game, k)
