@@ -410,7 +410,7 @@ class Daemon:
             elif word == "play" and rest:
                 self._apply(self.session.command(rest, now, wall))
             elif hasattr(self.sensor, "type_line"):
-                reply = self.sensor.type_line(text)
+                reply = self.sensor.type_line(self.session.complete_sim_move(text))
                 if reply.startswith("error:"):  # perhaps a move in the game's notation
                     reply = self._play_on_board(text) or reply
                 if reply:
