@@ -463,6 +463,8 @@ class Daemon:
             self.leds.show(fx.frame)
         if fx.status is not None:
             self.notifier.status(fx.status)
+        if fx.resync:
+            self.sensor.request_snapshot()
         for line in fx.log:
             self._say(line)
         if fx.frame is not None or fx.log or fx.status is not None:

@@ -84,6 +84,9 @@ class Effects:
     status: str | None = None  # one line: sd_notify STATUS, the terminal
     log: tuple[str, ...] = ()  # human-readable events
     finished: Outcome | None = None  # the game ended with this entry: file the record
+    # The reading makes no sense to the game: ask the sensor for a whole fresh reading, in
+    # case the board's copy went wrong (a damaged line, a lost change) rather than a hand.
+    resync: bool = False
 
     def __add__(self, other: Effects) -> Effects:
         return Effects(
@@ -92,6 +95,7 @@ class Effects:
             other.status if other.status is not None else self.status,
             self.log + other.log,
             other.finished or self.finished,
+            self.resync or other.resync,
         )
 
 
@@ -523,7 +527,7 @@ class Session:
                 self.flags[player] += 1
             fx += Effects(
                 journal=(IllegalEntry(sensed, reason, player, wall, result.since),),
-                log=(f"Illegal position: {self.refusal() or reason}",))
+                log=(f"Illegal position: {self.refusal() or reason}",), resync=True)
         return fx + self._show(now) + Effects(status=self.status())
 
     def _why(self, cells: frozenset[str]) -> str:
