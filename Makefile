@@ -50,6 +50,7 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/engines.py
 	$(BIN)/python bench/latency.py
 	$(BIN)/python -m bench.sensing
+	$(BIN)/python -m bench.idle
 
 PICO ?= auto
 FIRMWARE_FILES := firmware/main.py firmware/config.py firmware/board.py firmware/matrix.py \

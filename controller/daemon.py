@@ -252,14 +252,18 @@ class Daemon:
             sensing = asyncio.create_task(self._sense())
             ticking = asyncio.create_task(self._tick(sensing))
             stop = asyncio.create_task(self.stopping.wait())
-            await asyncio.wait({sensing, stop}, return_when=asyncio.FIRST_COMPLETED)
-            if sensing.done():
-                status = 1
-                error = None if sensing.cancelled() else sensing.exception()
-                why = f"{type(error).__name__}: {error}" if error else "the sensor stopped"
-                log.error("sensing stopped (%s); exiting so that the service restarts",
-                          why, exc_info=error)
-                print(f"tavola: sensing stopped ({why}); the game is kept", file=sys.stderr)
+            await asyncio.wait({sensing, ticking, stop}, return_when=asyncio.FIRST_COMPLETED)
+            # Sensing and the tick (clocks, timers, the watchdog) must both live; if either
+            # ends, say why and exit 1 so that systemd restarts the daemon.
+            for vital, what in ((sensing, "sensing"), (ticking, "the periodic tick")):
+                if vital.done() and not self.stopping.is_set():
+                    status = 1
+                    error = None if vital.cancelled() else vital.exception()
+                    why = f"{type(error).__name__}: {error}" if error else "it ended"
+                    log.error("%s stopped (%s); exiting so that the service restarts",
+                              what, why, exc_info=error)
+                    print(f"tavola: {what} stopped ({why}); the game is kept",
+                          file=sys.stderr)
             for task in (sensing, ticking, stop):
                 task.cancel()
             for task in (sensing, ticking, stop):
@@ -338,6 +342,10 @@ class Daemon:
         old = self.session.game
         now, wall = self.clock(), self.wall()
         try:
+            # The new header first: if the disk is full, the old game stays as it was.
+            prepared = self.journal.prepare(StartEntry.of(
+                game, game_id=self.journal.new_id(wall, game.name), wall=wall,
+                clock=self.config.clock))
             if self.journal.in_progress():
                 if old.outcome() is None:  # left unfinished: filed as abandoned, no winner
                     self.journal.finish(ResultEntry.of(None, old.num_players, wall=wall,
@@ -345,8 +353,7 @@ class Daemon:
                                                        reason=Reason.NEW_GAME))
                 else:
                     self.journal.file()
-            self.journal.begin(StartEntry.of(game, game_id=self.journal.new_id(wall, game.name),
-                                             wall=wall, clock=self.config.clock))
+            self.journal.install(prepared)
         except OSError as exc:
             self._apply(self.session.cannot_record(_problem(exc), now))
             return
@@ -403,7 +410,7 @@ class Daemon:
             elif word == "play" and rest:
                 self._apply(self.session.command(rest, now, wall))
             elif hasattr(self.sensor, "type_line"):
-                reply = self.sensor.type_line(text)
+                reply = self.sensor.type_line(self.session.complete_sim_move(text))
                 if reply.startswith("error:"):  # perhaps a move in the game's notation
                     reply = self._play_on_board(text) or reply
                 if reply:
@@ -446,7 +453,7 @@ class Daemon:
             self._last_retry = now
             try:
                 self._write(fx.journal)
-            except OSError as exc:
+            except Exception as exc:  # disk full, read-only, I/O error (or a bug): not taken
                 session.rollback()
                 fx = session.cannot_record(_problem(exc), now)
             else:
@@ -456,6 +463,8 @@ class Daemon:
             self.leds.show(fx.frame)
         if fx.status is not None:
             self.notifier.status(fx.status)
+        if fx.resync:
+            self.sensor.request_snapshot()
         for line in fx.log:
             self._say(line)
         if fx.frame is not None or fx.log or fx.status is not None:
@@ -467,7 +476,12 @@ class Daemon:
         for entry in entries:
             match entry:
                 case ResultEntry():
-                    path = self.journal.file()
+                    try:
+                        path = self.journal.file()
+                    except OSError as exc:  # the result is written: the next start files it
+                        log.warning("the finished game stays in %s until the next start "
+                                    "files it: %s", self.journal.current, exc)
+                        continue
                     self._say(f"Game recorded as {path.stem} (tavola export {path.stem}).")
                 case _:
                     pass
@@ -550,9 +564,9 @@ def board_events(before: Mapping[str, str], after: Mapping[str, str]) -> str:
     return "\n".join(lines)
 
 
-def _problem(exc: OSError) -> str:
-    """An OSError in a few words: 'No space left on device'."""
-    return exc.strerror or str(exc)
+def _problem(exc: Exception) -> str:
+    """A failed write in a few words: 'No space left on device'."""
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or repr(exc)
 
 
 def main(config: Config, *, console: TextIO | None, out: TextIO | None,

@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -133,24 +134,32 @@ def test_new_with_a_game_the_board_cannot_run_is_refused_before_anything_is_writ
     tmp_path: Path,
 ) -> None:
     unfinished(tmp_path, "morris", "d2")
-    # The configured game is draughts, but the unfinished morris game resumes first.
-    config = load_config(None, {"TAVOLA_GAME": "draughts"},
-                         {"journal.directory": str(tmp_path / "state"), "leds": "none"})
-    daemon = Daemon(config, env={})
     before = (tmp_path / "state" / "current.jsonl").read_bytes()
-
-    async def scenario() -> int:
-        task = asyncio.create_task(daemon.run())
-        while not daemon.ready:
-            await asyncio.sleep(0.01)
-        assert daemon.session.game.name == "morris"
-        daemon.console_line("new")
-        assert daemon.session.game.name == "morris"  # refused
-        daemon.console_line("quit")
-        return await task
-
-    assert asyncio.run(scenario()) == 0
-    assert any("Cannot start draughts on this board" in line for line in daemon._log_tail)
+    # The configured game is draughts, but the unfinished morris game resumes first.
+    proc = subprocess.Popen(
+        [*TAVOLA, "run", "--journal", str(tmp_path / "state"), "--leds", "none",
+         "--console", "on"], env={**os.environ, "TAVOLA_GAME": "draughts"},
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    guard = threading.Timer(30, proc.kill)  # a daemon that never answers fails, not hangs
+    guard.start()
+    try:
+        assert proc.stdin is not None and proc.stderr is not None
+        said: list[str] = []
+        for line in proc.stderr:
+            said.append(line)
+            if "Type sensor events" in line:
+                proc.stdin.write("new\n")
+                proc.stdin.flush()
+            if "Cannot start draughts" in line:
+                proc.stdin.write("quit\n")
+                proc.stdin.flush()
+        assert proc.wait(20) == 0, "".join(said)
+    finally:
+        guard.cancel()
+        proc.kill()
+    (refusal,) = [line for line in said if "Cannot start draughts on this board" in line]
+    assert "tavola run --game draughts" in refusal
+    assert "Traceback" not in "".join(said)
     after = (tmp_path / "state" / "current.jsonl").read_bytes()
     assert after.startswith(before)  # nothing filed, no draughts header
     assert b'"draughts"' not in after and Journal(tmp_path / "state").records() == []
@@ -244,3 +253,53 @@ def test_a_dead_sensor_stops_the_watchdog_and_the_daemon_exits_non_zero(
         pass
     assert got[-1] == b"STOPPING=1"  # no watchdog ping after the sensing died
     assert Journal(tmp_path).in_progress()  # the game is kept for the restart
+
+
+def test_a_dead_tick_stops_the_daemon_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = load_config(None, {}, {"journal.directory": str(tmp_path), "leds": "none"})
+    daemon = Daemon(config, env={})
+
+    def broken(force: bool = False) -> None:
+        if daemon.ready:
+            raise RuntimeError("drawing failed")
+
+    monkeypatch.setattr(daemon, "_flush", broken)  # outside the tick's own safety net
+
+    async def scenario() -> int:
+        return await asyncio.wait_for(daemon.run(), 10)
+
+    assert asyncio.run(scenario()) == 1
+    assert "the periodic tick stopped (RuntimeError: drawing failed)" in caplog.text
+
+
+def test_new_on_a_full_disk_keeps_the_game_in_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    unfinished(tmp_path, "morris", "d2")
+    state = tmp_path / "state"
+    before = (state / "current.jsonl").read_bytes()
+    config = load_config(None, {}, {"journal.directory": str(state), "leds": "none"})
+    daemon = Daemon(config, env={})
+    real = journal_module._write_all
+
+    def full(fd: int, data: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    async def scenario() -> int:
+        task = asyncio.create_task(daemon.run())
+        while not daemon.ready:
+            await asyncio.sleep(0.01)
+        first = daemon.session.game
+        monkeypatch.setattr(journal_module, "_write_all", full)
+        daemon.console_line("new")  # the new header cannot be written: nothing changes
+        assert daemon.session.game is first
+        assert daemon.session.unrecorded == "No space left on device"
+        monkeypatch.setattr(journal_module, "_write_all", real)
+        daemon.console_line("quit")
+        return await task
+
+    assert asyncio.run(scenario()) == 0
+    assert (state / "current.jsonl").read_bytes().startswith(before)  # still the morris game
+    assert Journal(state).records() == [] and not list(state.glob(".current*"))
