@@ -15,10 +15,10 @@ from tavola.web.referee import RESULT_KINDS, Incident
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:1em;background:#faf7f0;color:#222}
-main{display:flex;flex-wrap:wrap;gap:1.5em}
+main{display:flex;flex-wrap:wrap;gap:1.5em} main>div:last-child{flex:1 1 16em}
 .board{width:min(90vw,480px);height:auto;border:2px solid #4a3210}
 #status{font-weight:bold} .muted{color:#666} ol{max-height:20em;overflow:auto}
-.cell.last rect,.cell.last circle:first-child{stroke-dasharray:6 3}
+.cell.last .led{stroke-dasharray:8 4}
 form{margin:.3em 0} fieldset{margin:.5em 0} .msg{background:#ffd;padding:.4em}
 table{border-collapse:collapse} td,th{border:1px solid #ccc;padding:.2em .5em}
 """

@@ -292,5 +292,6 @@ async def _headers(request: web.Request, handler: Any) -> web.StreamResponse:
         f"default-src 'self'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; "
         "img-src 'self' data:; frame-ancestors 'none'")
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    # Not no-referrer: with it, browsers send "Origin: null" on the console's own forms.
+    response.headers.setdefault("Referrer-Policy", "same-origin")
     return response

@@ -116,10 +116,9 @@ def board_svg(game: Game[Any], layout: Layout, frame: Frame | None,
             base = "#7a5230" if game.name == "draughts" else "#e8d3a8"
             out.append(f'<rect x="{x - UNIT / 2 + 2:g}" y="{y - UNIT / 2 + 2:g}" '
                        f'width="{UNIT - 4}" height="{UNIT - 4}" rx="4" fill="{base}" '
-                       f'stroke="{led or "#4a3210"}" stroke-width="{5 if led else 1}"/>')
+                       'stroke="#4a3210" stroke-width="1"/>')
         else:
-            out.append(f'<circle cx="{x:g}" cy="{y:g}" r="{UNIT * 0.18:g}" fill="#4a3210" '
-                       f'stroke="{led or "none"}" stroke-width="6"/>')
+            out.append(f'<circle cx="{x:g}" cy="{y:g}" r="{UNIT * 0.18:g}" fill="#4a3210"/>')
         if p.name in labels:
             out.append(f'<text x="{x:g}" y="{y + UNIT * 0.42:g}" font-size="9" '
                        f'text-anchor="middle">{escape(labels[p.name])}</text>')
@@ -129,6 +128,9 @@ def board_svg(game: Game[Any], layout: Layout, frame: Frame | None,
                        f'fill="{_fill(game, token)}" stroke="#111" stroke-width="1.5"/>')
             out.append(f'<text x="{x:g}" y="{y + 5:g}" font-size="14" text-anchor="middle" '
                        f'fill="#555">{escape(token)}</text>')
+        if led:  # the LED under the cell, as a ring around whatever stands there
+            out.append(f'<circle class="led" cx="{x:g}" cy="{y:g}" r="{UNIT * 0.42:g}" '
+                       f'fill="none" stroke="{led}" stroke-width="5"/>')
         out.append(f'<title>{escape(p.name)}{": " + escape(token) if token else ""}</title>'
                    '</g>')
     out.append("</svg>")
