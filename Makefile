@@ -61,6 +61,7 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/engines.py
 	$(BIN)/python bench/latency.py
 	$(BIN)/python -m bench.sensing
+	$(BIN)/python bench/web.py
 
 PICO ?= auto
 FIRMWARE_FILES := firmware/main.py firmware/config.py firmware/board.py firmware/matrix.py \
