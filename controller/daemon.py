@@ -501,8 +501,8 @@ class Daemon:
             self._say(line)
         if fx.frame is not None or fx.log or fx.status is not None:
             self._draw(important=bool(fx.log or fx.journal))
-        if self.web is not None:
-            self.web.publish()
+        if self.web is not None:  # what the board and the terminal show, on the web too
+            self.web.publish(urgent=bool(fx.journal or fx.log or fx.status is not None))
 
     def _write(self, entries: tuple[Entry, ...]) -> None:
         """Append the entries in one fsynced write; a result files the game after it."""

@@ -60,7 +60,7 @@ def _state_html(state: dict[str, Any], hand: str | None = None) -> str:
             f'<div><p id="status">{escape(state["status"])}</p>'
             f'<p>To move: <span id="turn">{escape(state["turn"])}</span>'
             f'<span id="result">{escape(state["result"])}</span></p>'
-            f'<p>Clocks: <span id="clocks">{escape(state["clocks"]) or "none"}</span></p>'
+            f'<p>Clocks: <span id="clocks">{escape(state["clocks"])}</span></p>'
             f'<p>Last move: <span id="last">{escape(state["last"])}</span></p>'
             f'<p class="muted" id="health">{escape(state["health"])}</p>{hand_html}'
             f'<h2>Moves</h2><ol id="moves">{moves}</ol></div></main>')

@@ -32,6 +32,7 @@ COOKIE = "tavola_referee"
 NONCE = web.RequestKey("nonce", str)  # the script nonce of this response
 PING_SECONDS = 15.0  # a comment on an idle stream finds the clients that went away
 MAX_SEATS = 4
+CALM_SECONDS = 0.25  # a state with nothing new but the clocks and the LEDs: 4 times a second
 
 
 class Board(Host, Protocol):
@@ -88,6 +89,7 @@ class WebServer:
         self.seat_tokens = [secrets.token_urlsafe(12) for _ in range(MAX_SEATS)]
         self.runner: web.AppRunner | None = None
         self.listening = asyncio.Event()  # set once :attr:`port` is the real one
+        self._published = float("-inf")
         self.port = config.port
         self.app = web.Application(middlewares=[_headers])
         self.app.add_routes([
@@ -134,11 +136,17 @@ class WebServer:
         return [f"{names[n]}: {self.url}/seat/{n}?token={self.seat_tokens[n]}"
                 for n in range(min(len(names), MAX_SEATS))]
 
-    def publish(self) -> None:
-        """The session changed (or may have): store its state for the streams."""
+    def publish(self, urgent: bool = True) -> None:
+        """The session changed (or may have): store its state for the streams. A change
+        that is not ``urgent`` (a tick: the clocks, a blink) is taken at most every
+        :data:`CALM_SECONDS`, which keeps a Pi's CPU for the board."""
+        now = self.board.clock()
+        if not urgent and now - self._published < CALM_SECONDS:
+            return
+        self._published = now
         session = self.board.session
         players = min(session.game.num_players, MAX_SEATS)
-        self.hub.publish(public_state(session, self.board.layout, self.board.clock()),
+        self.hub.publish(public_state(session, self.board.layout, now),
                          [seat_state(session, n) for n in range(players)])
 
     # ----------------------------------------------------------------- pages

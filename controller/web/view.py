@@ -149,8 +149,8 @@ def public_state(session: Session, layout: Layout, now: float) -> dict[str, Any]
         "status": session.status(),
         "turn": "" if outcome else names[game.current_player],
         "result": describe(outcome, names) if outcome else "",
-        "clocks": session.clock_text(now),
-        "last": history[-1] if history else "",
+        "clocks": session.clock_text(now) or "none",
+        "last": history[-1] if history else "none yet",
         "moves": history,
         "players": list(names),
         "health": ("board disconnected: " + session.disconnected) if session.disconnected

@@ -35,12 +35,14 @@ pytestmark = [
 ]
 
 
-def run_in_browser(tmp_path: Path, scenario: object, **env: str) -> None:
+def run_in_browser(tmp_path: Path, scenario: object, game: str = "morris", **env: str,
+                   ) -> None:
     """Run ``scenario(browser, daemon, url)`` with the daemon and chromium in one loop."""
     import asyncio
 
     async def main() -> None:
-        async with web_daemon(tmp_path, **env) as (daemon, url), async_playwright() as p:
+        async with web_daemon(tmp_path, game, **env) as (daemon, url), \
+                async_playwright() as p:
             browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             try:
                 await scenario(browser, daemon, url)  # type: ignore[operator]
@@ -101,3 +103,32 @@ def test_the_referee_logs_in_and_adds_30_seconds(tmp_path: Path) -> None:
         await page.screenshot(path=str(IMAGES / "web-referee.png"), full_page=True)
 
     run_in_browser(tmp_path, scenario, **CLOCK)
+
+
+def test_the_referee_resolves_an_ambiguous_reading(tmp_path: Path) -> None:
+    async def scenario(browser: Browser, daemon: object, url: str) -> None:
+        from tavola.daemon import Daemon
+        assert isinstance(daemon, Daemon)
+        game = daemon.session.game
+        cell = next(str(m).split("@")[1] for m in game.legal_moves()
+                    if "@" in str(m) and not str(m).startswith("unicorn"))
+        candidates = [str(m) for m in game.legal_moves() if str(m).endswith("@" + cell)]
+        view = await browser.new_page(viewport={"width": 900, "height": 700})
+        await view.goto(f"{url}/")
+        daemon.console_line(f"place {cell} R")  # a chip: the animal's card, or a unicorn?
+        await view.locator("#status", has_text="ambiguous").wait_for()
+        IMAGES.mkdir(parents=True, exist_ok=True)
+        await view.screenshot(path=str(IMAGES / "web-sequence.png"))
+        page = await browser.new_page()
+        await page.goto(f"{url}/referee")
+        await page.fill('input[name="pin"]', PIN)
+        await page.click("text=Log in")
+        form = page.locator("form", has=page.locator('button[value="play"]'))
+        await form.locator('input[name="move"]').fill(candidates[-1])
+        await form.locator("button").click()
+        await page.locator("#message").wait_for()
+        await view.locator("#moves li", has_text=candidates[-1]).wait_for()
+        assert [str(m) for m in daemon.session.game.history] == [candidates[-1]]
+        assert "ambiguous" not in await view.locator("#status").inner_text()
+
+    run_in_browser(tmp_path, scenario, "sequence-kids", TAVOLA_GAME_PARAMS_CARDS="declared")
