@@ -61,6 +61,7 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/engines.py
 	$(BIN)/python bench/latency.py
 	$(BIN)/python -m bench.sensing
+	$(BIN)/python -m bench.idle
 	$(BIN)/python bench/web.py
 
 PICO ?= auto

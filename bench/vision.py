@@ -21,6 +21,19 @@ calibration, exactly as ``tavola vision classify`` reads a picture:
 ``--hands``: also the share of frames with a hand over the board that are flagged, and of
 clean frames flagged by mistake, for a single picture and for a camera that saw the bare
 rim first. Prints a Markdown table (for the README).
+
+``--set DIR``: score a directory of frames instead of rendering (each ``NAME.jpg`` or
+``.png`` with ``NAME.json`` beside it: ``{"game": ..., "cells": {...}, "hand": bool}``, as
+bench/render3d/generate.py writes them; ``"fov"`` if known). Draughts is compared by colour
+(``WK`` as ``W``): the game supplies the rank. Per game: per cell and per board over the
+frames without a hand, frames where the board was not found, and of the hand frames how
+many were skipped (hand seen, or the board not found) and how many were *misread*:
+reported as a position that is not the true one.
+
+``--idle``: the CPU cost of the camera backend per second of play and of an idle board,
+as a ratio to decoding the same JPEG frames alone (15 fps, measured in this process):
+"idle" feeds one picture's frames (fresh sensor noise each) for 10 s; "play" adds a change
+every 2 s.
 """
 
 from __future__ import annotations
@@ -28,6 +41,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import json
 import random
 import statistics
 import sys
@@ -40,9 +54,13 @@ from typing import Any
 # This file is bench/vision.py: put the repository first, so that "vision" is the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tavola.vision.classify import Recogniser
+import cv2
+import numpy as np
+
+from tavola.vision.classify import Recogniser, as_seen
 from tavola.vision.detect import MarkersNotFoundError
 from tavola.vision.render import GAMES, random_conditions, random_position, render
+from tavola.vision.source import FrameList, read_image
 
 
 @dataclass
@@ -109,14 +127,15 @@ def run(game: str, frames: int, *, hard: bool, hands: bool, seed: int) -> Tally:
             tally.cells += len(frame.cells)
             tally.wrong += len(frame.cells)
             continue
-        read = aligned(frame.cells, reading.cells) if game == "quinque" else dict(reading.cells)
+        truth = as_seen(game, frame.cells)
+        read = aligned(truth, reading.cells) if game == "quinque" else dict(reading.cells)
         if game == "quinque":  # names moved with the cells: carry the doubts along
             doubt = {n for n, c in zip(read, reading.cells, strict=True)
                      if c in reading.uncertain}
         else:
             doubt = set(reading.uncertain)
-        keys = set(frame.cells) | set(read)
-        wrong = {c for c in keys if frame.cells.get(c) != read.get(c)}
+        keys = set(truth) | set(read)
+        wrong = {c for c in keys if truth.get(c) != read.get(c)}
         tally.cells += len(keys)
         tally.wrong += len(wrong)
         tally.flagged += len(wrong & doubt)
@@ -149,17 +168,184 @@ def ms(values: list[float], q: float) -> str:
     return f"{ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000:.1f}"
 
 
+@dataclass
+class SetTally:
+    game: str
+    frames: int = 0
+    cells: int = 0
+    wrong: int = 0
+    flagged: int = 0
+    boards: int = 0
+    boards_wrong: int = 0
+    lost: int = 0
+    hand_frames: int = 0
+    hand_skipped: int = 0
+    hand_misread: int = 0
+    ms: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def score_set(directory: Path, games: list[str], first: int | None = None) -> dict[str, SetTally]:
+    """Read every frame of ``directory`` (or each game's ``first`` ones) with a fresh
+    recogniser and compare with its truth."""
+    tallies: dict[str, SetTally] = {}
+    truths = sorted(directory.glob("*.json"))
+    if not truths:
+        raise SystemExit(f"no truth files (*.json) in {directory}: give a directory of frames "
+                         "with their truth, e.g. tests/vision/data3d")
+    for path in truths:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        game = meta["game"]
+        if games and game not in games:
+            continue
+        image_path = next((p for p in (path.with_suffix(".jpg"), path.with_suffix(".png"))
+                           if p.exists()), None)
+        if image_path is None:
+            continue
+        image = read_image(image_path)
+        t = tallies.setdefault(game, SetTally(game))
+        if first is not None and t.frames >= first:
+            continue
+        t.frames += 1
+        truth = dict(meta["cells"])
+        recogniser = Recogniser(game, players=int(meta.get("players", 2)),
+                                fov=float(meta.get("fov", 62.0)))
+        start = time.perf_counter()
+        try:
+            reading = recogniser.read(image)
+        except MarkersNotFoundError:
+            reading = None
+        t.ms.append(time.perf_counter() - start)
+        if meta.get("hand"):
+            t.hand_frames += 1
+            if reading is None or reading.hand:
+                t.hand_skipped += 1
+            elif _compare(game, truth, reading)[0]:  # reported as a position that is not it
+                t.hand_misread += 1
+                t.errors.append(f"{path.stem}: hand not seen, position misread")
+            continue
+        t.boards += 1
+        if reading is None:
+            t.lost += 1
+            t.boards_wrong += 1
+            t.cells += len(truth)
+            t.wrong += len(truth)
+            t.errors.append(f"{path.stem}: board not found")
+            continue
+        wrong, doubt, keys, read = _compare(game, truth, reading)
+        t.cells += keys
+        t.wrong += len(wrong)
+        t.flagged += len(wrong & doubt)
+        t.boards_wrong += bool(wrong)
+        if reading.hand:
+            t.errors.append(f"{path.stem}: a hand seen where there is none")
+        if wrong:
+            detail = ", ".join(f"{c} {truth.get(c, '')!r}->{read.get(c, '')!r}"
+                               for c in sorted(wrong)[:6])
+            t.errors.append(f"{path.stem}: {detail}")
+    return tallies
+
+
+def _compare(game: str, truth: Mapping[str, str],
+             reading: Any) -> tuple[set[str], set[str], int, dict[str, str]]:
+    """(wrong cells, doubted cells, cells compared, the reading compared) of one reading
+    against the truth (Quinque's moved by the best whole-tile translation)."""
+    if game == "quinque":
+        read = aligned(truth, reading.cells)
+        doubt = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
+    else:
+        read, doubt = dict(reading.cells), set(reading.uncertain)
+    truth = as_seen(game, truth)
+    keys = set(truth) | set(read)
+    return {c for c in keys if truth.get(c, "") != read.get(c, "")}, doubt, len(keys), read
+
+
+def print_set(directory: Path, games: list[str], verbose: bool) -> None:
+    tallies = score_set(directory, games)
+    print(f"frames of {directory}, no calibration\n")
+    head = ("| game | frames | per cell | per board | wrong but flagged | not found | "
+            "hand frames skipped | hand frames misread | ms per frame (median) |")
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for game in sorted(tallies, key=lambda g: GAMES.index(g) if g in GAMES else 99):
+        t = tallies[game]
+        cell = 1 - t.wrong / max(t.cells, 1)
+        board = 1 - t.boards_wrong / max(t.boards, 1)
+        flagged = f"{t.flagged / t.wrong:.0%}" if t.wrong else "-"
+        print(f"| {game} | {t.frames} | {cell:.3%} | {board:.1%} ({t.boards - t.boards_wrong}"
+              f"/{t.boards}) | {flagged} | {t.lost} | {t.hand_skipped}/{t.hand_frames} | "
+              f"{t.hand_misread} | {ms(t.ms, 0.5)} |")
+    if verbose:
+        for t in tallies.values():
+            for line in t.errors:
+                print("  " + line)
+
+
+def idle_cost(game: str, seconds: float = 10.0, fps: float = 15.0) -> tuple[float, float]:
+    """CPU of the camera backend per second, idle and in play, each over decoding alone."""
+    from tavola.hardware.camera import CameraSensor
+    from tavola.hardware.layout import Layout
+
+    rng = random.Random(f"idle:{game}")
+    positions = [random_position(game, rng) for _ in range(8)]
+    conditions = dataclasses.replace(random_conditions(rng), noise=2.0, jpeg=None)
+    pictures = [render(game, p, conditions).image for p in positions]
+    n = round(seconds * fps)
+
+    def encoded(changes_every: int | None) -> list[bytes]:
+        out = []
+        for k in range(n):
+            picture = pictures[0 if changes_every is None else (k // changes_every) % 8]
+            noisy = np.clip(picture + np.random.default_rng(k).normal(0, 2.0, picture.shape),
+                            0, 255).astype(np.uint8)  # a live sensor: new noise each frame
+            out.append(cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes())
+        return out
+
+    def cpu(frames: list[bytes], sensor: CameraSensor | None) -> float:
+        start = time.process_time()
+        for k, data in enumerate(frames):
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+            if sensor is not None and image is not None:
+                sensor.feed(np.asarray(image, np.uint8), k / fps)
+        return time.process_time() - start
+
+    ratios = []
+    for every in (None, round(2 * fps)):
+        frames = encoded(every)
+        layout = Layout.for_game(game)
+        sensor = CameraSensor(layout, game=game, source=FrameList([]))
+        decode = min(cpu(frames, None) for _ in range(3))
+        ratios.append(cpu(frames, sensor) / decode)
+    return ratios[0], ratios[1]
+
+
 def main() -> None:
+    """Print the accuracy table (rendered, or ``--set``), or the idle cost (``--idle``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="*", default=list(GAMES), help="games (default: all)")
     parser.add_argument("--frames", type=int, default=500, help="frames per game (500)")
     parser.add_argument("--hard", action="store_true", help="the far ends of every range")
     parser.add_argument("--hands", action="store_true", help="also measure hand detection")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--set", type=Path, help="score this directory of frames + truth")
+    parser.add_argument("--idle", action="store_true", help="CPU idle / in play vs decoding")
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every misread")
     args = parser.parse_args()
     unknown = sorted(set(args.games) - set(GAMES))
     if unknown:
         parser.error(f"unknown game {unknown[0]!r}; known: {', '.join(GAMES)}")
+    if args.set is not None:
+        if not args.set.is_dir():
+            parser.error(f"--set {str(args.set)!r} is not a directory of frames")
+        print_set(args.set, args.games, args.verbose)
+        return
+    if args.idle:
+        print("| game | idle CPU / decoding alone | in play (a change every 2 s) |")
+        print("|---|---|---|")
+        for game in args.games:
+            idle, play = idle_cost(game)
+            print(f"| {game} | {idle:.2f}x | {play:.2f}x |", flush=True)
+        return
     print(f"{args.frames} frames per game, {'hard' if args.hard else 'random'} conditions, "
           "1280x720, no calibration\n")
     head = ("| game | per cell | per board | wrong but flagged | right but flagged | "

@@ -379,6 +379,10 @@ class Daemon:
         old = self.session.game
         now, wall = self.clock(), self.wall()
         try:
+            # The new header first: if the disk is full, the old game stays as it was.
+            prepared = self.journal.prepare(StartEntry.of(
+                game, game_id=self.journal.new_id(wall, game.name), wall=wall,
+                clock=self.config.clock))
             if self.journal.in_progress():
                 if old.outcome() is None:  # left unfinished: filed as abandoned, no winner
                     self.journal.finish(ResultEntry.of(None, old.num_players, wall=wall,
@@ -386,8 +390,7 @@ class Daemon:
                                                        reason=Reason.NEW_GAME))
                 else:
                     self.journal.file()
-            self.journal.begin(StartEntry.of(game, game_id=self.journal.new_id(wall, game.name),
-                                             wall=wall, clock=self.config.clock))
+            self.journal.install(prepared)
         except OSError as exc:
             self._apply(self.session.cannot_record(_problem(exc), now))
             return
@@ -487,7 +490,7 @@ class Daemon:
             self._last_retry = now
             try:
                 self._write(fx.journal)
-            except OSError as exc:
+            except Exception as exc:  # disk full, read-only, I/O error (or a bug): not taken
                 session.rollback()
                 fx = session.cannot_record(_problem(exc), now)
             else:
@@ -510,7 +513,12 @@ class Daemon:
         for entry in entries:
             match entry:
                 case ResultEntry():
-                    path = self.journal.file()
+                    try:
+                        path = self.journal.file()
+                    except OSError as exc:  # the result is written: the next start files it
+                        log.warning("the finished game stays in %s until the next start "
+                                    "files it: %s", self.journal.current, exc)
+                        continue
                     self._say(f"Game recorded as {path.stem} (tavola export {path.stem}).")
                 case _:
                     pass
@@ -593,9 +601,9 @@ def board_events(before: Mapping[str, str], after: Mapping[str, str]) -> str:
     return "\n".join(lines)
 
 
-def _problem(exc: OSError) -> str:
-    """An OSError in a few words: 'No space left on device'."""
-    return exc.strerror or str(exc)
+def _problem(exc: Exception) -> str:
+    """A failed write in a few words: 'No space left on device'."""
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or repr(exc)
 
 
 def main(config: Config, *, console: TextIO | None, out: TextIO | None,

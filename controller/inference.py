@@ -86,6 +86,13 @@ class Mismatch:
 Result = Accepted | Pending | Ambiguous | Takeback | Mismatch
 
 
+_RANKED = {"WK": "W", "BK": "B"}  # a draughts king's token -> its colour
+
+
+def _unranked(cells: Mapping[str, str]) -> dict[str, str]:
+    return {c: _RANKED.get(v, v) for c, v in cells.items()}
+
+
 def change_between(before: Mapping[str, str], after: Mapping[str, str]) -> Change:
     """The cells whose reading differs, with their reading in ``after``."""
     cells = set(before) | set(after)
@@ -107,6 +114,24 @@ class Expectations:
     def touched(self) -> frozenset[str]:
         """Every cell some legal action changes."""
         return frozenset(c for change in self.by_change for c, _ in change)
+
+    @cached_property
+    def rankless(self) -> Expectations:
+        """These expectations as a sensor that reads colour only sees them: a draughts king
+        (``WK``, ``BK``) as its colour (RULES.md: the engine tracks kings; the camera does
+        not read them, so a misread crown never becomes a mismatch). Itself if no king."""
+        if not any(v in _RANKED for v in self.current.values()) and not any(
+                v in _RANKED for change in self.by_change for _, v in change):
+            return self
+        current = _unranked(self.current)
+        by_change: dict[Change, list[tuple[Any, ...]]] = {}
+        for change, seqs in self.by_change.items():
+            seen = frozenset((c, _RANKED.get(v, v)) for c, v in change
+                             if _RANKED.get(v, v) != current.get(c, ""))
+            if seen:
+                by_change.setdefault(seen, []).extend(seqs)
+        return Expectations(current, by_change, self.vacates,
+                            [_unranked(e) for e in self.earlier])
 
     @classmethod
     def of(cls, game: Game[Any], capability: Capability) -> Expectations:
@@ -222,6 +247,8 @@ class Inference:
         self, game: Game[Any], reading: dict[str, str], uncertain: frozenset[str], now: float
     ) -> Result:
         expect = self.expectations(game)
+        if not any(v in _RANKED for v in reading.values()):
+            expect = expect.rankless  # a sensor that reads no kings (the camera)
         # The game's cells, any cell a legal action would fill (Quinque's cluster grows),
         # and any piece seen elsewhere; not the layout's extra sensors (a reserve tray).
         sensed = {

@@ -47,6 +47,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from tavola.vision.calibrate import Calibration
 from tavola.vision.classify import Reading, Recogniser
 from tavola.vision.detect import MarkersNotFoundError
+from tavola.vision.motion import ChangeGate
 from tavola.vision.source import CameraError, FrameSource, Image, open_source
 
 from .base import Capability, Closing, SensorEvent, SensorFault, Snapshot
@@ -54,7 +55,10 @@ from .layout import Layout
 
 __all__ = ["CameraSensor"]
 
-RETRY_SECONDS = 2.0  # between attempts to reopen a failed camera
+# A failed or missing camera is reopened after 1, 2, 4 ... seconds, at most every 30 s:
+# a camera unplugged for the evening costs nothing, one plugged back in is found soon.
+RETRY_FIRST = 1.0
+RETRY_MAX = 30.0
 
 log = logging.getLogger("tavola.camera")
 
@@ -118,9 +122,15 @@ class CameraSensor(Closing):
         self._board_fault = False  # a fault was reported for lost markers
         self._camera_fault = False  # a fault was reported for a failed camera
         self._live = _is_live(source)
+        self._gate = ChangeGate()
+        self._last: Reading | MarkersNotFoundError | None = None  # of the last full read
+        self._clean_frame: Image | None = None  # the last frame read in full without a hand
+        self._retry_in = 0.0  # the current backoff step (0: the camera works)
+        self._retry_at = 0.0  # when to try to open the camera again
         self._closed = False
         self._busy = False
         self.frames = 0  # frames read, for status and tests
+        self.analysed = 0  # frames read in full (the others showed no change)
         self.skipped = 0  # frames skipped for a hand over the board
 
     # ------------------------------------------------------------ SensorBackend
@@ -145,8 +155,8 @@ class CameraSensor(Closing):
                 yield event
             if done:
                 return
-            if isinstance(event, SensorFault) and self._source is None:
-                await asyncio.sleep(RETRY_SECONDS)
+            if self._source is None and self._retry_in:
+                await asyncio.sleep(max(0.0, self._retry_at - self.clock()))
             elif period and not self._live:  # a live camera paces itself
                 await asyncio.sleep(max(0.0, period - (self.clock() - started)))
             else:
@@ -155,6 +165,13 @@ class CameraSensor(Closing):
     def request_snapshot(self) -> None:
         """Report the next agreed reading even if it equals the last one (a resync)."""
         self._reported = None
+
+    def refresh_calibration(self, position: Mapping[str, str]) -> bool:
+        """Recalibrate from the last clean frame, which shows ``position`` (the game's
+        identity view once a move was accepted): slow light changes are followed. Call it
+        from a worker thread now and then; False if the frame does not fit the position."""
+        frame = self._clean_frame
+        return frame is not None and self.recogniser.refresh(frame, position) is not None
 
     def close(self) -> None:
         """Stop reading and release the camera. Idempotent."""
@@ -166,16 +183,26 @@ class CameraSensor(Closing):
     def feed(self, image: Image, now: float) -> SensorEvent | None:
         """Recognise one frame taken at ``now``; the event it completes, if any."""
         self.frames += 1
-        try:
-            reading = self.recogniser.read(image)
-        except MarkersNotFoundError as exc:
+        changed = self._gate.changed(image)
+        # A hand moves (and a thing left on the rim must be seen to stay): read those in full.
+        if changed or self._last is None or (isinstance(self._last, Reading) and self._last.hand):
+            self.analysed += 1
+            try:
+                self._last = self.recogniser.read(image)
+                if not self._last.hand:
+                    self._clean_frame = image
+            except MarkersNotFoundError as lost:
+                self._last = lost
+        # else: nothing moved since the last full reading, which stands for this frame too
+        reading = self._last
+        if isinstance(reading, MarkersNotFoundError):
             self._recent.clear()
             if self._lost_since is None:
                 self._lost_since = now
             lost_for = now - self._lost_since
             if not self._board_fault and lost_for >= self.lost_after:
                 self._board_fault = True
-                return SensorFault(_lost_message(exc, lost_for), now)
+                return SensorFault(_lost_message(reading, lost_for), now)
             return None
         self._lost_since = None
         if self._board_fault:
@@ -206,27 +233,41 @@ class CameraSensor(Closing):
         now = self.clock()
         try:
             if self._source is None:
+                if now < self._retry_at:
+                    return False, None
                 self._source = open_source(self._spec, width=self._size[0],
                                            height=self._size[1], fps=self.fps or 15.0)
             image = self._source.read()
         except CameraError as exc:
-            self._release()
-            self._recent.clear()
-            if self._camera_fault:
-                return False, None
-            self._camera_fault = True
-            return False, SensorFault(f"camera: {exc}", now)
+            return False, self._failed(exc, now)
         if image is None:
             return True, None
         if self._camera_fault:
+            log.info("camera: working again")
             self._camera_fault = False
             self._reported = None  # back: the next agreed reading is a full resync
+        self._retry_in = 0.0
         try:
             return False, self.feed(image, now)
         except Exception:  # a bug must cost one frame, never the sensor
             log.exception("camera: a frame could not be read; skipped")
             self._recent.clear()
             return False, None
+
+    def _failed(self, exc: CameraError, now: float) -> SensorFault | None:
+        """A camera that failed to open or to deliver: release it, wait the next backoff
+        step (logged once per step), and report the fault once."""
+        self._release()
+        self._recent.clear()
+        self._last = None
+        self._gate.reset()
+        self._retry_in = min(RETRY_MAX, self._retry_in * 2) if self._retry_in else RETRY_FIRST
+        self._retry_at = now + self._retry_in
+        log.warning("camera: %s; trying again in %g s", exc, self._retry_in)
+        if self._camera_fault:
+            return None
+        self._camera_fault = True
+        return SensorFault(f"camera: {exc}", now)
 
     def _release(self) -> None:
         if self._source is not None:

@@ -431,6 +431,9 @@ class SimSensor(Closing):
 
 
 # ---------------------------------------------------------------------- LEDs
+KEEP_FRAMES = 1000  # the latest frames SimLeds keeps: about 0.75 MiB
+
+
 @dataclass(frozen=True)
 class ShownFrame:
     """A frame an LED backend was asked to show, and when."""
@@ -440,12 +443,15 @@ class ShownFrame:
 
 
 class SimLeds(Closing):
-    """Simulated LEDs: records every frame (:attr:`frames`) and draws the board in a terminal.
+    """Simulated LEDs: records the frames shown (:attr:`frames`) and draws the board in a
+    terminal.
 
     ``sensor``: a :class:`SimSensor` whose physical board :meth:`render` shows the pieces
     of. ``out``: a stream to draw each new frame on (None: record only). ``clock`` stamps
-    the frames. ``brightness`` is accepted like every LED backend's and only recorded:
-    frames and drawings keep the colours as given.
+    the frames. ``keep_frames``: how many of the latest frames :attr:`frames` keeps (a
+    daemon running all evening must not grow without bound: about 0.75 KiB a frame).
+    ``brightness`` is accepted like every LED backend's and only recorded: frames and
+    drawings keep the colours as given.
     """
 
     def __init__(
@@ -456,13 +462,17 @@ class SimLeds(Closing):
         out: TextIO | None = None,
         clock: Callable[[], float] = time.monotonic,
         brightness: float = 1.0,
+        keep_frames: int = KEEP_FRAMES,
     ) -> None:
+        if isinstance(keep_frames, bool) or not isinstance(keep_frames, int) or keep_frames < 1:
+            raise ValueError(f"[leds.options] keep_frames = {keep_frames!r}: must be a whole "
+                             f"number >= 1 (e.g. {KEEP_FRAMES})")
         self.layout = layout
         self.brightness = brightness
         self.sensor = sensor
         self.out = out
         self.clock = clock
-        self.frames: list[ShownFrame] = []
+        self.frames: deque[ShownFrame] = deque(maxlen=keep_frames)
         self.closed = False
 
     @property

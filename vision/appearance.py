@@ -11,8 +11,8 @@ lights it. Colours are BGR uint8 under neutral light (render.light_gain(5500) is
   tesserae.
 
 Piece sizes (cells; quinque: skydiver units) and heights are the constants below. Draughts
-kings (``WK``/``BK``) are a double stack (twice the height) whose top disc shows a gold
-ring (``GOLD``) at half its radius: the renderer's "crown".
+kings (``WK``/``BK``) are a double stack (twice the height) with no crown, as real sets
+crown a man by stacking a second one on it (BOARD.md).
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ BOARD_MARGIN = 0.5  # cells of board beyond the markers (BoardGeometry.extent's 
 
 # Nominal colours (BGR).
 DISC: dict[str, BGR] = {"W": (200, 226, 238), "B": (38, 40, 48)}
-GOLD: BGR = (40, 165, 215)
 TESSERA: dict[str, BGR] = {
     "R": (45, 40, 200),
     "Y": (35, 205, 240),
@@ -568,8 +567,6 @@ def top_face(piece: Piece, ppc: int, rng: np.random.Generator) -> tuple[np.ndarr
         colour = DISC[piece.token[:1]]
         canvas.circle(cx, cy, r, colour)
         canvas.circle(cx, cy, r * 0.72, _scale(colour, 0.85), width=0.03)
-        if piece.token.endswith("K"):
-            canvas.circle(cx, cy, r * 0.5, GOLD, width=0.07)
     elif piece.kind == "chip":
         colour = CHIP[piece.token]
         canvas.circle(cx, cy, r, _scale(colour, 0.85))

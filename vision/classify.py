@@ -37,9 +37,12 @@ from .tiles import QuinqueReader
 if TYPE_CHECKING:
     from .calibrate import Calibration
 
-__all__ = ["CONFIDENT", "READERS", "TOKENS", "Reading", "Recogniser"]
+__all__ = ["CONFIDENT", "READERS", "TOKENS", "Reading", "Recogniser", "as_seen"]
 
 CONFIDENT = 0.5  # a cell read with less confidence goes into Snapshot.uncertain
+GLARE_LEVEL = 248  # a pixel with every channel this bright is blown out
+GLARE_SHARE = 0.12  # ... and a cell this much blown out is doubted
+GLARE_CONFIDENCE = 0.3
 FOV = 62.0  # degrees: the Raspberry Pi camera module v2's horizontal field of view
 # The rim: a band of bare board around the playing area that an arm reaching over the
 # board must cross. It starts a little out from the area (further for Quixo, whose tall
@@ -54,13 +57,24 @@ RIM_ADOPT = 45  # frames a still change of the rim must last to become the refer
 
 TOKENS: dict[str, frozenset[str]] = {  # what each game's cells may read ("" empty)
     "morris": frozenset({"", "W", "B"}),
-    "draughts": frozenset({"", "W", "B", "WK", "BK"}),
+    "draughts": frozenset({"", "W", "B"}),  # a king reads as its colour: the game knows
     "quixo": frozenset({".", "O", "X"} | {m + d for m in "OX" for d in "nesw"}),
     "tessere": frozenset({"", "R", "Y", "G", "B", "RY", "RG", "RB", "YG", "YB", "GB", "RYGB",
                           "K"}),
     "sequence-kids": frozenset({"", "R", "Y", "B", "G"}),
     "quinque": frozenset({".", "R", "O"}),
 }
+
+
+
+def as_seen(game: str, cells: Mapping[str, str]) -> dict[str, str]:
+    """What the camera reads for a true position: the same, but a draughts king (``WK``,
+    ``BK``) reads as its colour; its rank is the game's to know (RULES.md: a king is
+    tracked by the engine)."""
+    if game != "draughts":
+        return dict(cells)
+    return {c: v[:1] if v in ("WK", "BK") else v for c, v in cells.items()}
+
 
 READERS: dict[str, type[Reader]] = {
     r.game: r
@@ -137,7 +151,45 @@ class Recogniser:
         fix = self.tracker.update(image)
         hand = self._hand(image, fix)
         cells, confidence = self.reader.read(self.top_down(image, fix))
+        for cell in self._glare(image, fix):
+            confidence[cell] = min(confidence[cell], GLARE_CONFIDENCE)
         return Reading(cells, confidence, hand, fix)
+
+    def _glare(self, image: Image, fix: Fix) -> list[str]:
+        """Cells whose middle is blown out (a lamp's reflection on a glossy board or piece:
+        every channel at the sensor's ceiling). Nothing can be read there, so a reading of
+        such a cell is doubted rather than trusted (highlights are not light pieces)."""
+        if not self.cells:
+            return []
+        clipped = (np.min(image, axis=2) >= GLARE_LEVEL).astype(np.uint8) * 255
+        k = camera_matrix(image.shape[1], image.shape[0], self.fov)
+        plane = self.reader.planes(fix.homography, k, image)[0]
+        px = 8
+        g = self.geometry
+        share = warp_area(clipped, plane, (0.0, 0.0, float(g.files), float(g.ranks)), px)
+        blocks = share.reshape(g.ranks, px, g.files, px).mean(axis=(1, 3)) / 255.0
+        out = []
+        for cell in self.cells:
+            f, r = g.position(cell)
+            if blocks[g.ranks - 1 - r, f] > GLARE_SHARE:
+                out.append(cell)
+        return out
+
+    def refresh(self, image: Image, cells: Mapping[str, str]) -> Calibration | None:
+        """Calibrate again from ``image``, a frame of the accepted position ``cells``, so
+        that slow changes of the light (a window at dusk) are followed during play. The new
+        calibration is used if it explains the picture (vision.calibrate's rule: one cell
+        in fifty may be doubted); otherwise nothing changes and None is returned."""
+        from .calibrate import calibrate
+        from .detect import VisionError
+
+        try:
+            result = calibrate(image, self.game, cells, players=self.players)
+        except VisionError:
+            return None
+        self.calibration = result
+        self.reader.load(result.reader)
+        return result
 
     def top_down(self, image: Image, fix: Fix) -> list[Float]:
         """The playing area seen on each plane the reader reads (the pieces' tops),

@@ -12,6 +12,7 @@ cells it is unsure of and whether a hand was in the way.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -25,13 +26,16 @@ from .source import CameraError, Image, read_image
 
 __all__ = ["VisionError", "calibrate", "classify", "format_grid"]
 
+log = logging.getLogger("tavola.vision")
+
 PathLike = str | os.PathLike[str]
 
 
 def calibrate(image_path: PathLike, game: str, position_path: PathLike, out_path: PathLike, *,
-              players: int = 2) -> None:
+              players: int = 2) -> Calibration:
     """Measure the pieces in the picture ``image_path`` of the known position in
-    ``position_path`` and write the calibration to ``out_path``."""
+    ``position_path`` and write the calibration to ``out_path``. Cells that still read
+    otherwise (one in fifty is tolerated) are named in a warning on stderr."""
     _check_game(game)
     image = _image(image_path)
     cells = _position(position_path)
@@ -40,6 +44,11 @@ def calibrate(image_path: PathLike, game: str, position_path: PathLike, out_path
         result.save(out_path)
     except OSError as exc:
         raise VisionError(f"cannot write calibration {out_path}: {exc.strerror or exc}") from exc
+    if result.doubted:
+        log.warning("calibration kept, but %s still read%s otherwise in this picture: check "
+                    "the piece there (askew, in a glare, a smudge), or the position file",
+                    ", ".join(result.doubted), "s" if len(result.doubted) == 1 else "")
+    return result
 
 
 def classify(image_path: PathLike, game: str, calibration_path: PathLike | None = None, *,

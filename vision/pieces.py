@@ -10,7 +10,8 @@ white-balanced light; a calibration (:mod:`vision.calibrate`) replaces them with
 colours of the real set in the real room.
 
 - morris, draughts (:class:`DiscReader`): the colour of a ring inside the disc against the
-  cell's own bare corners (light, dark, or the board itself), and for kings the gold crown.
+  cell's own bare corners (light, dark, or the board itself); a draughts king (two men
+  stacked) reads as its colour, ``W`` or ``B``: the game knows its rank.
 - tessere (:class:`TessereReader`): every pixel of the cell is given the nearest colour of
   R Y G B K, the board and the grout; each quadrant's majority is a tessera; the token is
   the set of the four colours (RULES.md order), ``K`` for a block.
@@ -100,13 +101,17 @@ class Prototypes:
         return [self.names[i] for i in order[:, 0]], confidence
 
     def fitted(self, x: npt.ArrayLike, labels: Sequence[str]) -> Prototypes:
-        """These prototypes with each class seen in ``labels`` moved to its rows' mean."""
+        """These prototypes with each class seen in ``labels`` moved to its rows' centre:
+        the mean of the rows within 3 spreads of their median (robust: one odd cell, a
+        glare spot or a piece misplaced, does not drag a colour away)."""
         x = np.asarray(x, np.float64)
         centres = self.centres.copy()
         for i, name in enumerate(self.names):
-            rows = [k for k, label in enumerate(labels) if label == name]
-            if rows:
-                centres[i] = x[rows].mean(axis=0)
+            rows = x[[k for k, label in enumerate(labels) if label == name]]
+            if len(rows):
+                median = np.median(rows, axis=0)
+                near = np.sqrt((((rows - median) / self.spread) ** 2).sum(axis=1)) <= 3.0
+                centres[i] = rows[near].mean(axis=0) if near.any() else median
         return Prototypes(list(self.names), centres, self.spread.copy())
 
     def to_dict(self) -> dict[str, Any]:
@@ -217,14 +222,13 @@ class Reader:
 
 # --------------------------------------------------------------------------- discs
 class DiscReader(Reader):
-    """Morris and draughts: light and dark discs; draughts kings by their gold crown."""
+    """Morris and draughts: light and dark discs (a draughts king reads as its colour)."""
 
     height = 0.15  # a disc's top
     # The disc's middle minus the cell's bare corners, in Lab: the board reads (0, 0, 0)
     # whatever the light, a light or dark disc reads lighter or darker and greyer.
     DEFAULT: ClassVar[dict[str, tuple[float, float, float]]] = {}
     SPREAD: ClassVar[tuple[float, float, float]] = (9.0, 5.0, 5.0)
-    CROWN = 20.0  # spread of Lab b across a disc's middle above which it is a king's crown
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -233,7 +237,6 @@ class DiscReader(Reader):
         b = self.blocks
         self._rim = b.ring(0.0, 0.3)
         self._bare = b.ring(0.58, 0.8) & b.corners(0.3)
-        self._disc = b.ring(0.0, 0.33)
         self.kings = self.game == "draughts"
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
@@ -249,33 +252,18 @@ class DiscReader(Reader):
         return tops
 
     def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
-        features = self.features(planes[0])
-        tokens, confidence = self.prototypes.classify(features)
+        tokens, confidence = self.prototypes.classify(self.features(planes[0]))
         if not self.kings:
             return tokens, confidence
-        # A crown is a king whatever the ring's colour says (gold shifts it), seen on the
-        # kings' plane: light or dark by its lightness against the bare corners there.
-        crown = self._crown(planes[1])
-        bare = _median(planes[1], self._bare)[:, 0]
-        # A king's disc colour without its crown: the darker quarter of its middle (gold is
-        # darker than cream but far lighter than black).
-        lightness = np.percentile(planes[1][:, self._disc, 0], 25, axis=1) - bare
-        for i, t in enumerate(tokens):
-            sure = float(np.clip(abs(crown[i] - self.CROWN) / 6.0, 0, 1))
-            if crown[i] > self.CROWN:
-                tokens[i] = ("W" if lightness[i] > 0 else "B") + "K"
-                confidence[i] = min(sure, float(np.clip(abs(lightness[i]) / 10, 0, 1)))
-            elif t:
-                confidence[i] = min(confidence[i], sure)
+        # A king is two men stacked (BOARD.md: no printed crown), its top twice as high:
+        # at a tilt it is seen away from a man's. Read the colour on both planes and keep
+        # the surer reading. The rank is not read: the game knows which men are kings, and
+        # a misread crown must never become a mismatch (docs/vision.md, "Kings").
+        high, sure = self.prototypes.classify(self.features(planes[1]))
+        for i in range(len(tokens)):
+            if high[i] and sure[i] > confidence[i]:
+                tokens[i], confidence[i] = high[i], sure[i]
         return tokens, confidence
-
-    def _crown(self, blocks: Float) -> npt.NDArray[np.float64]:
-        """How gold the disc's middle is: the spread of yellowness (Lab b) across it. A
-        man's top is one colour; a king's has a gold ring on cream or black."""
-        b = blocks[:, self._disc, 2]
-        hi, lo = np.percentile(b, [90, 10], axis=1)
-        out: npt.NDArray[np.float64] = (hi - lo).astype(np.float64)
-        return out
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
         blocks = self.cut(tops)[0]
@@ -418,14 +406,15 @@ class QuixoReader(Reader):
         "X": (1.0, 0.35),
     }
     SPREAD: ClassVar[tuple[float, float]] = (0.16, 0.16)
-    DARK = 22.0  # L below the face's own corners that counts as a mark
+    DARK = 22.0  # L below the face's own light majority that counts as a mark
+    GLARE_FACE = 92.0  # a face this light is in a glare
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
         self.prototypes = Prototypes.of(self.DEFAULT, self.SPREAD)
         super().__init__(players, params, start)
         b = self.blocks
-        self._face = b.corners(0.3, 0.42)
+        self._face = (np.abs(b.u) < 0.4) & (np.abs(b.v) < 0.4)
         self._centre = b.ring(0.0, 0.1)
         self._ring = b.ring(0.19, 0.29)
         self._dots = {d: np.hypot(b.u - x, b.v - y) < 0.055
@@ -443,8 +432,13 @@ class QuixoReader(Reader):
         return [self._fitted[1]]
 
     def _dark(self, blocks: Float) -> Bool:
-        face = _median(blocks[..., :1], self._face)[:, 0]
-        dark: Bool = blocks[..., 0] < face[:, None, None] - self.DARK
+        # The face's own lightness: the light majority of the top (a mark covers less than
+        # a third of it); not its corners, which shade and bevels darken.
+        face = np.percentile(blocks[:, self._face, 0], 70, axis=1)
+        # Under a lamp's reflection the whole face is near white and its marks shrink to a
+        # faint grey: there a smaller step counts.
+        step = np.where(face > self.GLARE_FACE, self.DARK * 0.45, self.DARK)
+        dark: Bool = blocks[..., 0] < (face - step)[:, None, None]
         return dark
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
@@ -480,6 +474,7 @@ class QuixoReader(Reader):
 
 _FIT_PX = 12  # pixels per cell of the image the cube grid is fitted on
 _FIT_MARGIN = 0.6
+_FIT_PRIOR = 24.0  # score (L units) lost per square cell of shift from the camera model
 
 
 def fit_top_grid(image: Image, model: Matrix, geometry: BoardGeometry) -> Matrix:
@@ -518,11 +513,15 @@ def fit_top_grid(image: Image, model: Matrix, geometry: BoardGeometry) -> Matrix
         return out
 
     tx, ty, s = 0.0, 0.0, 1.0
-    for step, scale_step, n in ((0.1, 0.02, 4), (0.025, 0.01, 4), (0.0125, 0.005, 1)):
+    # The right fit is a sharp peak (a twentieth of a cell wide); a grid shifted by half a
+    # cube scores nearly as well where the cubes' sides show at a tilt. So the coarse steps
+    # are fine, and a shift away from the camera model costs a little.
+    for step, scale_step, n in ((0.05, 0.02, 7), (0.0125, 0.01, 3), (0.00625, 0.005, 1)):
         shifts = np.arange(-n, n + 1) * step
         scales = np.arange(-3, 4) * scale_step
         gx, gy, gs = np.meshgrid(tx + shifts, ty + shifts, s + scales, indexing="ij")
-        best = np.unravel_index(int(np.argmax(score(gx, gy, gs))), gx.shape)
+        prior = _FIT_PRIOR * (gx * gx + gy * gy)
+        best = np.unravel_index(int(np.argmax(score(gx, gy, gs) - prior)), gx.shape)
         tx, ty, s = float(gx[best]), float(gy[best]), float(gs[best])
     # Model-plane point p is seen at middle + s (p - middle) + t.
     refine = np.array([[s, 0, middle[0] * (1 - s) + tx], [0, s, middle[1] * (1 - s) + ty],

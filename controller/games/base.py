@@ -508,13 +508,15 @@ class Game(ABC, Generic[M]):
         if key is not None:
             self._keys.append(key)
 
-    def _seen(self, key: Hashable) -> int:
+    def _seen(self, key: Hashable, recent: int = 0) -> int:
         """How often ``key`` occurred in earlier positions of this game (for repetition).
 
         Call it from ``_apply`` with the new position's key; the base records that key
-        after ``_apply`` returns.
+        after ``_apply`` returns. ``recent`` > 0 looks only at the last ``recent`` recorded
+        positions (those since the last irreversible action: no earlier one can match).
         """
-        return self._keys.count(key)
+        keys = self._keys
+        return (keys[-recent:] if 0 < recent < len(keys) else keys).count(key)
 
     def _position_key(self) -> Hashable | None:
         return None

@@ -397,7 +397,7 @@ class Morris(Game[MorrisMove]):
         quiet = self._quiet
         # A position can only recur after 4 plies without a placement or removal, so its
         # third occurrence needs at least 8: skip the history scan before that.
-        if quiet >= 8 and self._threefold and self._seen(self._position_key()) >= 2:
+        if quiet >= 8 and self._threefold and self._seen(self._position_key(), quiet) >= 2:
             self._result = Outcome(None, Reason.THREEFOLD_REPETITION)
         elif self._quiet_limit and quiet >= self._quiet_limit:
             self._result = Outcome(None, Reason.NO_REMOVAL)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from tavola.hardware import load_sensor
 from tavola.hardware.base import SensorBackend, SensorFault, Snapshot
 from tavola.hardware.camera import CameraSensor
 from tavola.hardware.layout import Layout
+from tavola.inference import Accepted, Inference, Pending
 from tavola.record import ActionEntry, ResultEntry
 from tavola.session import Effects, Session
 from tavola.vision.render import Conditions, render
@@ -142,6 +144,39 @@ def test_a_camera_that_cannot_be_opened_is_a_fault(tmp_path: Path) -> None:
     assert isinstance(event, SensorFault) and "camera source" in event.message
 
 
+def test_a_camera_that_keeps_failing_is_retried_with_growing_pauses(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    now = [0.0]
+    sensor = CameraSensor(Layout.for_game("quixo"), game="quixo",
+                          source=str(tmp_path / "nothing-here"), fps=0, clock=lambda: now[0])
+    pauses: list[float] = []
+
+    async def fake_sleep(seconds: float) -> None:
+        pauses.append(seconds)
+        now[0] += seconds  # time passes while the daemon waits
+        if len(pauses) >= 6:
+            sensor.close()
+
+    monkeypatch.setattr(asyncio, "sleep", fake_sleep)
+    with caplog.at_level(logging.WARNING, logger="tavola.camera"):
+        events = drain(sensor)
+    assert [type(e) for e in events] == [SensorFault]  # the fault is reported once
+    assert pauses == [1.0, 2.0, 4.0, 8.0, 16.0, 30.0]  # never a busy loop
+    tries = [r.getMessage() for r in caplog.records]
+    assert len(tries) == 6 and tries[-1].endswith("trying again in 30 s")
+
+
+def test_a_board_where_nothing_moves_is_read_in_full_only_now_and_then() -> None:
+    cells = {c: "" for c in Layout.for_game("morris").cells} | {"d2": "W"}
+    still = frame("morris", cells)
+    moved = frame("morris", cells | {"a7": "B"})
+    frames = Frames([still] * 20 + [moved] * 5)
+    sensor = sensor_for("morris", frames, agree=3)
+    events = drain(sensor)
+    assert [dict(e.cells) for e in events] == [cells, cells | {"a7": "B"}]
+    assert sensor.frames == 25 and sensor.analysed == 2  # the first frame and the change
+
+
 # --------------------------------------------------------------------------- whole games
 def transcript(stem: str) -> tuple[dict[str, str], list[str]]:
     header, moves, _ = parse(next(p for p in TRANSCRIPTS if p.stem == stem))
@@ -224,3 +259,26 @@ def test_the_uncertain_cells_reach_the_snapshot() -> None:
     recogniser.tracker.reset()
     (snapshot,) = drain(sensor)
     assert "c3" in snapshot.uncertain
+
+
+def test_kings_read_as_their_colour_never_make_a_mismatch() -> None:
+    # The camera reads a king as its colour (a double stack has no crown); the game knows
+    # its rank. Inference must take such readings for what they are (RULES.md tokens).
+    game = new_game("draughts")
+    game.set_position({"board": {"c3": "WK", "g7": "W", "f6": "B", "h8": "B"}, "turn": 0})
+    inference = Inference("identity", settle=0.0, grace=1.0)
+
+    def seen(cells: dict[str, str]) -> dict[str, str]:
+        return {c: v[:1] for c, v in cells.items()}
+
+    still = inference.update(game, seen(game.view("identity")), 0.0)
+    assert isinstance(still, Pending) and not still.changed
+    assert isinstance(inference.update(game, None, 5.0), Pending)  # never a mismatch
+    moved = seen(game.view("identity")) | {"c3": "", "a5": "W"}  # the king flies c3-a5
+    accepted = inference.update(game, moved, 6.0)
+    assert isinstance(accepted, Accepted) and [str(m) for m in accepted.moves] == ["c3-a5"]
+    game.apply(accepted.moves[0])
+    game.apply(game.parse_move("f6-e5"))
+    crowned = seen(game.view("identity")) | {"g7": "", "f8": "W"}  # a man reaches the far rank
+    promoted = inference.update(game, crowned, 7.0)
+    assert isinstance(promoted, Accepted) and [str(m) for m in promoted.moves] == ["g7-f8"]
