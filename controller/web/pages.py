@@ -72,9 +72,14 @@ def live_page(state: dict[str, Any], version: int, nonce: str) -> str:
 
 
 def seat_page(state: dict[str, Any], seat: dict[str, str], events: str, version: int,
-              nonce: str) -> str:
-    """``/seat/N``: the live view plus this seat's hand, and nobody else's."""
-    body = f'<p>Seat: <b>{escape(seat["seat"])}</b></p>' + _state_html(state, seat["hand"])
+              nonce: str, hint: str = "", message: str = "") -> str:
+    """``/seat/N``: the live view plus this seat's hand, and nobody else's; a hint button
+    (posting to ``hint``) when hints are on."""
+    button = (f'<form method="post" action="{escape(hint)}"><button>Hint</button></form>'
+              if hint else "")
+    msg = f'<p class="msg" id="message">{escape(message)}</p>' if message else ""
+    body = (f'<p>Seat: <b>{escape(seat["seat"])}</b></p>{msg}{button}' +
+            _state_html(state, seat["hand"]))
     return _page(f"tavola: {seat['seat']}", body, nonce, events, version)
 
 

@@ -95,6 +95,7 @@ class WebServer:
         self.app.add_routes([
             web.get("/", self.live), web.get("/events", self.events),
             web.get("/seat/{seat}", self.seat), web.get("/seat/{seat}/events", self.events),
+            web.post("/seat/{seat}/hint", self.hint),
             web.get("/referee", self.referee), web.post("/referee/login", self.login),
             web.post("/referee/logout", self.logout),
             web.post("/referee/action", self.action),
@@ -159,7 +160,7 @@ class WebServer:
             seat = int(request.match_info["seat"])
         except ValueError:
             raise web.HTTPNotFound(text="no such seat") from None
-        token = request.query.get("token", "")
+        token = request.query.get("token", "") or request.headers.get("X-Seat-Token", "")
         if not 0 <= seat < len(self.hub.seats) or not hmac.compare_digest(
                 token.encode(), self.seat_tokens[seat].encode()):
             raise web.HTTPForbidden(text="this seat's page needs the token shown on the "
@@ -170,8 +171,25 @@ class WebServer:
         """``/seat/N?token=``: the view plus that seat's hand."""
         seat = self._seat_of(request)
         events = f"/seat/{seat}/events?token={quote(self.seat_tokens[seat])}"
+        hint = "" if not self.board.session.hints else \
+            f"/seat/{seat}/hint?token={quote(self.seat_tokens[seat])}"
         return _html(pages.seat_page(self.hub.public, self.hub.seats[seat], events,
-                                     self.hub.version, request[NONCE]))
+                                     self.hub.version, request[NONCE], hint,
+                                     request.query.get("msg", "")))
+
+    async def hint(self, request: web.Request) -> web.Response:
+        """The seat's hint button: light the legal moves, if it is that seat's turn."""
+        _same_origin(request)
+        seat = self._seat_of(request)
+        session = self.board.session
+        if session.game.current_player != seat or session.game.outcome() is not None:
+            said = "A hint is for the player to move."
+        else:
+            fx = session.command("hint", self.board.clock(), self.board.wall())
+            self.board.apply(fx)
+            said = " ".join(fx.log)
+        raise web.HTTPSeeOther(f"/seat/{seat}?token={quote(self.seat_tokens[seat])}"
+                               f"&msg={quote(said)}")
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         """The event stream: the whole state now (unless the client has it), then at

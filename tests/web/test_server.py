@@ -82,8 +82,15 @@ def test_a_move_reaches_the_stream_and_a_late_joiner_gets_the_state(tmp_path: Pa
 
 def test_every_write_needs_the_referee_session(tmp_path: Path) -> None:
     async def scenario() -> None:
-        async with web_daemon(tmp_path) as (_, url), aiohttp.ClientSession() as http:
-            for path in ("/referee/action", "/referee/logout"):
+        async with web_daemon(tmp_path) as (daemon, url), aiohttp.ClientSession() as http:
+            assert daemon.web is not None
+            posts = [r.resource.canonical for r in daemon.web.app.router.routes()
+                     if r.method == "POST" and r.resource is not None]
+            assert len(posts) == 4  # a new POST route: decide here how it is guarded
+            for path in posts:
+                if path == "/referee/login":
+                    continue  # it takes the PIN itself (tested below)
+                path = path.replace("{seat}", "0")  # a seat's POST needs the seat's token
                 response = await http.post(f"{url}{path}", data={"action": "new"},
                                            allow_redirects=False)
                 assert response.status == 403, path
@@ -248,3 +255,43 @@ def test_user_text_is_escaped() -> None:
     html = pages.live_page(state, 1, "n") + pages.console_page(state, evil, evil, [], "n",
                                                                 evil)
     assert evil not in html and "&lt;script&gt;" in html
+
+
+
+def test_the_referee_starts_a_new_game(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path) as (daemon, url), aiohttp.ClientSession() as http:
+            token = await login(http, url)
+            daemon.console_line("d2")
+            await until(lambda: len(daemon.session.game.history) == 1)
+            response = await http.post(f"{url}/referee/action", data={
+                "csrf": token, "action": "new", "reason": "wrong opening"})
+            assert "New game started." in await response.text()
+            assert daemon.session.game.history == ()
+            assert [e["type"] for e in journal_lines(tmp_path)][:1] == ["start"]
+            assert not any(e["type"] == "action" for e in journal_lines(tmp_path))
+
+    asyncio.run(scenario())
+    filed = next((tmp_path / "journal" / "games").glob("*.jsonl"))
+    entries = [json.loads(line) for line in filed.read_text().splitlines()]
+    note = next(e for e in entries if e["type"] == "referee")
+    assert (note["action"], note["reason"]) == ("new game", "wrong opening")
+    assert entries[-1]["type"] == "result"
+
+
+def test_the_seat_links_are_printed_and_a_seat_asks_for_a_hint(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path, "sequence-kids") as (daemon, url), \
+                aiohttp.ClientSession() as http:
+            assert daemon.web is not None
+            tokens = daemon.web.seat_tokens
+            shown = "\n".join(daemon._log_tail)
+            assert f"Seat page of Red: {url}/seat/0?token={tokens[0]}" in shown
+            assert f"Seat page of Yellow: {url}/seat/1?token={tokens[1]}" in shown
+            other = await http.post(f"{url}/seat/1/hint?token={tokens[1]}")
+            assert "A hint is for the player to move." in await other.text()
+            assert (await http.post(f"{url}/seat/0/hint?token=nope")).status == 403
+            mine = await http.post(f"{url}/seat/0/hint?token={tokens[0]}")
+            assert "Hint: Red&#x27;s legal moves are lit blue." in await mine.text()
+
+    asyncio.run(scenario())
