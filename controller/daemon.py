@@ -293,9 +293,19 @@ class Daemon:
         """Serve the live view and referee console in this loop, if configured."""
         if not self.config.web.enabled:
             return
-        from tavola.web.server import WebServer  # aiohttp: only when the web is on
+        try:
+            from tavola.web.server import WebServer  # aiohttp: only when the web is on
+        except ImportError as exc:
+            raise ImportError(f"[web] enabled = true needs aiohttp ({exc}): install the web "
+                              f"extra, pip install 'tavola[web]'") from None
         self.web = WebServer(self, self.config.web)
-        await self.web.start()
+        try:
+            await self.web.start()
+        except OSError as exc:
+            where = f"{self.config.web.host}:{self.config.web.port}"
+            raise OSError(f"web.listen = {where!r}: cannot listen there "
+                          f"({exc.strerror or exc}); choose another address or port in "
+                          f"[web] listen") from None
         self._say(f"Live view: {self.web.url}/  referee: {self.web.url}/referee")
         if self.session.game.hidden_information:
             for line in self.web.seat_urls():

@@ -32,6 +32,7 @@ COOKIE = "tavola_referee"
 NONCE = web.RequestKey("nonce", str)  # the script nonce of this response
 PING_SECONDS = 15.0  # a comment on an idle stream finds the clients that went away
 MAX_SEATS = 4
+MAX_STREAMS = 64  # open event streams at most: a Pi's memory is not for a crowd's tabs
 CALM_SECONDS = 0.25  # a state with nothing new but the clocks and the LEDs: 4 times a second
 
 
@@ -90,6 +91,8 @@ class WebServer:
         self.runner: web.AppRunner | None = None
         self.listening = asyncio.Event()  # set once :attr:`port` is the real one
         self._published = float("-inf")
+        self.streams = 0
+        self.max_streams = MAX_STREAMS
         self.port = config.port
         self.app = web.Application(middlewares=[_headers])
         self.app.add_routes([
@@ -195,6 +198,16 @@ class WebServer:
         """The event stream: the whole state now (unless the client has it), then at
         every change; the seat's stream adds that seat's hand."""
         seat = self._seat_of(request) if "seat" in request.match_info else None
+        if self.streams >= self.max_streams:
+            raise web.HTTPServiceUnavailable(text="too many open pages; close one",
+                                             headers={"Retry-After": "10"})
+        self.streams += 1
+        try:
+            return await self._stream(request, seat)
+        finally:
+            self.streams -= 1
+
+    async def _stream(self, request: web.Request, seat: int | None) -> web.StreamResponse:
         response = web.StreamResponse(headers={
             "Content-Type": "text/event-stream", "Cache-Control": "no-store",
             "X-Accel-Buffering": "no"})

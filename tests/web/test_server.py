@@ -295,3 +295,43 @@ def test_the_seat_links_are_printed_and_a_seat_asks_for_a_hint(tmp_path: Path) -
             assert "Hint: Red&#x27;s legal moves are lit blue." in await mine.text()
 
     asyncio.run(scenario())
+
+
+def test_open_streams_are_limited(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path) as (daemon, url), aiohttp.ClientSession() as http:
+            assert daemon.web is not None
+            daemon.web.max_streams = 2
+            first = await http.get(f"{url}/events")
+            second = await http.get(f"{url}/events")
+            third = await http.get(f"{url}/events")
+            assert (first.status, second.status, third.status) == (200, 200, 503)
+            first.close()  # its slot is free at the next write to it: a change, or a ping
+            daemon.console_line("d2")
+            await until(lambda: daemon.web is not None and daemon.web.streams < 2)
+            fourth = await http.get(f"{url}/events")
+            assert fourth.status == 200
+            second.close()
+            fourth.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_taken_port_is_one_clear_line(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "tavola.cli", "run", "--journal", str(tmp_path),
+             "--leds", "none", "--console", "off"],
+            env={**__import__("os").environ, "TAVOLA_WEB_ENABLED": "true",
+                 "TAVOLA_WEB_LISTEN": f"127.0.0.1:{port}"},
+            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert f"web.listen = '127.0.0.1:{port}': cannot listen there" in done.stderr
+    assert "Traceback" not in done.stderr
