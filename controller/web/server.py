@@ -176,7 +176,8 @@ class WebServer:
         events = f"/seat/{seat}/events?token={quote(self.seat_tokens[seat])}"
         hint = "" if not self.board.session.hints else \
             f"/seat/{seat}/hint?token={quote(self.seat_tokens[seat])}"
-        return _html(pages.seat_page(self.hub.public, self.hub.seats[seat], events,
+        state = {**self.hub.public, **self.hub.seats[seat]}  # the mover's whole status
+        return _html(pages.seat_page(state, self.hub.seats[seat], events,
                                      self.hub.version, request[NONCE], hint,
                                      request.query.get("msg", "")))
 
@@ -246,7 +247,8 @@ class WebServer:
             return _html(pages.login_page(nonce, enabled=self.referees.enabled))
         record = self.board.journal.resume()
         log_ = incidents(list(record.entries) if record is not None else [])
-        return _html(pages.console_page(self.hub.public, session.csrf, session.who, log_,
+        state = {**self.hub.public, "status": self.board.session.status()}  # all of it
+        return _html(pages.console_page(state, session.csrf, session.who, log_,
                                         nonce, request.query.get("msg", "")))
 
     async def login(self, request: web.Request) -> web.Response:

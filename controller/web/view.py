@@ -17,6 +17,7 @@ from tavola.games import Game
 from tavola.hardware.base import Frame
 from tavola.hardware.layout import Layout
 from tavola.record import describe
+from tavola.inference import Ambiguous
 from tavola.session import Session
 
 UNIT = 60  # SVG units per cell
@@ -146,7 +147,7 @@ def public_state(session: Session, layout: Layout, now: float) -> dict[str, Any]
     return {
         "game": game.name,
         "svg": board_svg(game, layout, session.frame(now), session.last_move),
-        "status": session.status(),
+        "status": public_status(session),
         "turn": "" if outcome else names[game.current_player],
         "result": describe(outcome, names) if outcome else "",
         "clocks": session.clock_text(now) or "none",
@@ -158,8 +159,25 @@ def public_state(session: Session, layout: Layout, now: float) -> dict[str, Any]
     }
 
 
+def public_status(session: Session) -> str:
+    """The status line for everyone. With hidden cards, an ambiguous reading's candidates
+    would tell what the player to move holds (a unicorn, say): they are left out, and only
+    that player's seat page (and the referee) see them."""
+    status = session.status()
+    result = session.result
+    if not session.game.hidden_information or not isinstance(result, Ambiguous):
+        return status
+    options = " or ".join(dict.fromkeys(f"play {seq[0]}" for seq in result.candidates))
+    return status.replace(f"ambiguous: type {options}",
+                          "ambiguous: the player to move says which card (seat page)")
+
+
 def seat_state(session: Session, seat: int) -> dict[str, str]:
-    """What only ``seat`` may see: their hand ('' in an open game)."""
+    """What only ``seat`` may see: their hand ('' in an open game) and, for the player to
+    move, the whole status line."""
     game = session.game
-    return {"seat": game.player_names[seat], "hand": game.private_text(seat)}
+    state = {"seat": game.player_names[seat], "hand": game.private_text(seat)}
+    if seat == game.current_player:
+        state["status"] = session.status()
+    return state
 

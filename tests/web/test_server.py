@@ -335,3 +335,27 @@ def test_a_taken_port_is_one_clear_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert f"web.listen = '127.0.0.1:{port}': cannot listen there" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_an_ambiguous_card_is_told_only_to_its_holder(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Seed 5 deals Red a unicorn: any chip Red puts down could be an animal or it.
+        async with web_daemon(tmp_path, "sequence-kids", TAVOLA_GAME_PARAMS_SEED="5") as (
+                daemon, url), aiohttp.ClientSession() as http:
+            assert daemon.web is not None
+            game = daemon.session.game
+            assert "unicorn" in game.private_text(0)
+            cell = next(str(m).split("@")[1] for m in game.legal_moves()
+                        if "@" in str(m) and not str(m).startswith(("unicorn", "dragon")))
+            candidates = [str(m) for m in game.legal_moves() if str(m).endswith("@" + cell)]
+            assert len(candidates) == 2
+            daemon.console_line(f"place {cell} R")
+            await until(lambda: "ambiguous" in daemon.session.status())
+            public = await (await http.get(f"{url}/")).text()
+            seat = await (await http.get(
+                f"{url}/seat/0?token={daemon.web.seat_tokens[0]}")).text()
+            assert "the player to move says which card" in public
+            assert all(c not in public for c in candidates)
+            assert all(c in seat for c in candidates)
+
+    asyncio.run(scenario())
