@@ -16,8 +16,8 @@ from typing import Any
 from tavola.games import Game
 from tavola.hardware.base import Frame
 from tavola.hardware.layout import Layout
-from tavola.record import describe
 from tavola.inference import Ambiguous
+from tavola.record import describe
 from tavola.session import Session
 
 UNIT = 60  # SVG units per cell
