@@ -48,7 +48,9 @@ chromium:
 	@if [ -x $(CHROMIUM) ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo "installing chromium for the browser tests (apt-get install -y chromium)"; \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+		export DEBIAN_FRONTEND=noninteractive; \
+		{ apt-get install -y -qq chromium >/dev/null 2>&1 \
+		  || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }; } \
 			|| echo "chromium could not be installed: the browser tests skip"; \
 	else echo "browser tests skip: install Debian's chromium (sudo apt-get install chromium)"; fi
 
