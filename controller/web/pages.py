@@ -38,17 +38,17 @@ src.addEventListener('state', (e) => {
   const ol = document.getElementById('moves');
   ol.replaceChildren(...s.moves.map((m) => {
     const li = document.createElement('li'); li.textContent = m; return li; }));
-  document.body.dataset.version = e.lastEventId;
+  document.body.dataset.version = e.lastEventId;  // the tests wait for it
 });
 """
 
 
-def _page(title: str, body: str, nonce: str, events: str = "", version: int = 0) -> str:
+def _page(title: str, body: str, nonce: str, events: str = "") -> str:
     script = f'<script nonce="{escape(nonce)}">{SCRIPT}</script>' if events else ""
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width,initial-scale=1">'
             f'<title>{escape(title)}</title><style>{STYLE}</style></head>'
-            f'<body data-events="{escape(events)}" data-version="{version}">{body}{script}'
+            f'<body data-events="{escape(events)}" data-version="">{body}{script}'
             f'</body></html>')
 
 
@@ -66,13 +66,13 @@ def _state_html(state: dict[str, Any], hand: str | None = None) -> str:
             f'<h2>Moves</h2><ol id="moves">{moves}</ol></div></main>')
 
 
-def live_page(state: dict[str, Any], version: int, nonce: str) -> str:
+def live_page(state: dict[str, Any], nonce: str) -> str:
     """``/``: the board, whose turn, the clocks, the moves, the status, updated live."""
-    return _page(f"tavola: {state['game']}", _state_html(state), nonce, "/events", version)
+    return _page(f"tavola: {state['game']}", _state_html(state), nonce, "/events")
 
 
-def seat_page(state: dict[str, Any], seat: dict[str, str], events: str, version: int,
-              nonce: str, hint: str = "", message: str = "") -> str:
+def seat_page(state: dict[str, Any], seat: dict[str, str], events: str, nonce: str,
+              hint: str = "", message: str = "") -> str:
     """``/seat/N``: the live view plus this seat's hand, and nobody else's; a hint button
     (posting to ``hint``) when hints are on."""
     button = (f'<form method="post" action="{escape(hint)}"><button>Hint</button></form>'
@@ -80,7 +80,7 @@ def seat_page(state: dict[str, Any], seat: dict[str, str], events: str, version:
     msg = f'<p class="msg" id="message">{escape(message)}</p>' if message else ""
     body = (f'<p>Seat: <b>{escape(seat["seat"])}</b></p>{msg}{button}' +
             _state_html(state, seat["hand"]))
-    return _page(f"tavola: {seat['seat']}", body, nonce, events, version)
+    return _page(f"tavola: {seat['seat']}", body, nonce, events)
 
 
 def login_page(nonce: str, message: str = "", enabled: bool = True) -> str:
@@ -143,9 +143,9 @@ def console_page(state: dict[str, Any], csrf: str, who: str, log: list[Incident]
             f'<h2>Illegal moves and takebacks</h2><p id="counts">{count_text}</p>'
             f'<table id="incidents"><tr><th>time (UTC)</th><th>player</th><th>what</th></tr>'
             f'{rows}</table>')
-    return _page("tavola referee", body, nonce, "/events", 0)
+    return _page("tavola referee", body, nonce, "/events")
 
 
-def event(version: int, data: dict[str, Any]) -> bytes:
+def event(event_id: str, data: dict[str, Any]) -> bytes:
     """One server-sent event carrying the whole state."""
-    return f"id: {version}\nevent: state\ndata: {json.dumps(data)}\n\n".encode()
+    return f"id: {event_id}\nevent: state\ndata: {json.dumps(data)}\n\n".encode()

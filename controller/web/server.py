@@ -3,8 +3,9 @@
 The daemon calls :meth:`WebServer.publish` after each effect it applied; the hub keeps the
 newest state (public, and each seat's hand apart) with a version number, and every open
 event stream sends the whole state whenever the version moves. The stream's ``id:`` is the
-version: a browser reconnecting with ``Last-Event-ID`` is sent the state again only if it
-changed meanwhile; a new one gets it at once.
+version (with the server run's epoch): a browser reconnecting with ``Last-Event-ID`` is
+sent the state again only if it changed meanwhile (or the daemon restarted); a new one gets
+it at once.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from urllib.parse import quote
 from aiohttp import web
 
 from tavola.config import WebConfig
+from tavola.hardware.layout import Layout
 from tavola.journal import Journal
+from tavola.record import RecordError
 from tavola.web import pages
 from tavola.web.auth import RateLimited, Referees, RefereeSession, csrf_ok
 from tavola.web.referee import Host, Request, incidents, perform
@@ -39,7 +42,7 @@ CALM_SECONDS = 0.25  # a state with nothing new but the clocks and the LEDs: 4 t
 class Board(Host, Protocol):
     """The daemon as the web sees it: the referee's host plus the layout and journal."""
 
-    layout: Any
+    layout: Layout
     journal: Journal
 
 
@@ -47,6 +50,7 @@ class Hub:
     """The newest state and its version; event streams wait here for the next one."""
 
     def __init__(self) -> None:
+        self.epoch = secrets.token_hex(4)  # this server's run, in every event id
         self.version = 0
         self.public: dict[str, Any] = {}
         self.seats: list[dict[str, str]] = []
@@ -156,7 +160,7 @@ class WebServer:
     # ----------------------------------------------------------------- pages
     async def live(self, request: web.Request) -> web.Response:
         """``/``: the live view."""
-        return _html(pages.live_page(self.hub.public, self.hub.version, request[NONCE]))
+        return _html(pages.live_page(self.hub.public, request[NONCE]))
 
     def _seat_of(self, request: web.Request) -> int:
         try:
@@ -177,8 +181,7 @@ class WebServer:
         hint = "" if not self.board.session.hints else \
             f"/seat/{seat}/hint?token={quote(self.seat_tokens[seat])}"
         state = {**self.hub.public, **self.hub.seats[seat]}  # the mover's whole status
-        return _html(pages.seat_page(state, self.hub.seats[seat], events,
-                                     self.hub.version, request[NONCE], hint,
+        return _html(pages.seat_page(state, self.hub.seats[seat], events, request[NONCE], hint,
                                      request.query.get("msg", "")))
 
     async def hint(self, request: web.Request) -> web.Response:
@@ -213,12 +216,10 @@ class WebServer:
             "Content-Type": "text/event-stream", "Cache-Control": "no-store",
             "X-Accel-Buffering": "no"})
         await response.prepare(request)
-        try:
-            sent = int(request.headers.get("Last-Event-ID", "-1"))
-        except ValueError:
-            sent = -1
-        if sent > self.hub.version:  # from before a restart: the numbers started again
-            sent = -1
+        # The id is "<epoch>.<version>": an id from before a restart (another epoch) is
+        # no proof of anything, the versions started again.
+        epoch, _, number = request.headers.get("Last-Event-ID", "").partition(".")
+        sent = int(number) if epoch == self.hub.epoch and number.isdigit() else -1
         try:
             await response.write(b"retry: 1000\n\n")
             while not self.hub.closed:
@@ -227,7 +228,7 @@ class WebServer:
                     data = dict(self.hub.public)
                     if seat is not None and seat < len(self.hub.seats):
                         data.update(self.hub.seats[seat])
-                    await response.write(pages.event(sent, data))
+                    await response.write(pages.event(f"{self.hub.epoch}.{sent}", data))
                 await self.hub.wait(sent, PING_SECONDS)
                 if self.hub.version == sent and not self.hub.closed:
                     await response.write(b": ping\n\n")
@@ -245,7 +246,10 @@ class WebServer:
         session = self._referee(request)
         if session is None:
             return _html(pages.login_page(nonce, enabled=self.referees.enabled))
-        record = self.board.journal.resume()
+        try:
+            record = self.board.journal.resume()
+        except RecordError:  # the daemon says so on its own; the console still works
+            record = None
         log_ = incidents(list(record.entries) if record is not None else [])
         state = {**self.hub.public, "status": self.board.session.status()}  # all of it
         return _html(pages.console_page(state, session.csrf, session.who, log_,

@@ -49,7 +49,7 @@ async def until(predicate: Callable[[], bool], seconds: float = 10.0) -> None:
 
 
 async def next_event(response: aiohttp.ClientResponse) -> tuple[int, dict[str, Any]]:
-    """The next ``state`` event of a stream: (its id, its data)."""
+    """The next ``state`` event of a stream: (its version, its data)."""
     event_id, data = -1, ""
     while True:
         raw = await asyncio.wait_for(response.content.readline(), 10)
@@ -57,7 +57,7 @@ async def next_event(response: aiohttp.ClientResponse) -> tuple[int, dict[str, A
             raise AssertionError("the stream ended")
         line = raw.decode().rstrip("\n")
         if line.startswith("id: "):
-            event_id = int(line[4:])
+            event_id = int(line[4:].partition(".")[2])
         elif line.startswith("data: "):
             data = line[6:]
         elif not line and data:

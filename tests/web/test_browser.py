@@ -58,7 +58,7 @@ def test_a_move_appears_live_and_a_late_page_sees_the_same(tmp_path: Path) -> No
         assert isinstance(daemon, Daemon)
         page = await browser.new_page(viewport={"width": 900, "height": 640})
         await page.goto(f"{url}/")
-        await page.wait_for_function("document.body.dataset.version !== '0'")
+        await page.wait_for_function("document.body.dataset.version !== ''")
         daemon.console_line("d2")
         await page.locator("#moves li", has_text="d2").wait_for()
         daemon.console_line("a1")

@@ -70,12 +70,18 @@ def test_a_move_reaches_the_stream_and_a_late_joiner_gets_the_state(tmp_path: Pa
                 # event it gets is a newer one.
                 daemon.console_line("a1")
                 await until(lambda: len(daemon.session.game.history) == 2)
-                now = daemon.web.hub.version if daemon.web else 0
+                assert daemon.web is not None
+                now, epoch = daemon.web.hub.version, daemon.web.hub.epoch
                 async with http.get(f"{url}/events",
-                                    headers={"Last-Event-ID": str(now)}) as again:
+                                    headers={"Last-Event-ID": f"{epoch}.{now}"}) as again:
                     daemon.console_line("g7")
                     got, _ = await next_event(again)
                     assert got > now
+                # The same number from another run of the server is sent the state.
+                async with http.get(f"{url}/events",
+                                    headers={"Last-Event-ID": f"0000.{now}"}) as restarted:
+                    got, _ = await next_event(restarted)
+                    assert got == daemon.web.hub.version
 
     asyncio.run(scenario())
 
@@ -252,8 +258,9 @@ def test_user_text_is_escaped() -> None:
     state = {"game": evil, "svg": "", "status": evil, "turn": evil, "result": "",
              "clocks": evil, "last": evil, "moves": [evil], "players": [evil, "b"],
              "health": evil}
-    html = pages.live_page(state, 1, "n") + pages.console_page(state, evil, evil, [], "n",
-                                                                evil)
+    html = (pages.live_page(state, "n") + pages.console_page(state, evil, evil, [], "n", evil)
+            + pages.seat_page(state, {"seat": evil, "hand": evil}, evil, "n", evil, evil)
+            + pages.login_page("n", evil))
     assert evil not in html and "&lt;script&gt;" in html
 
 
