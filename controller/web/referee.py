@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tavola.games import Outcome, Reason
-from tavola.record import IllegalEntry, RefereeEntry, UndoEntry
+from tavola.record import AmendEntry, IllegalEntry, RefereeEntry, UndoEntry
 from tavola.session import Effects, Session
 
 ACTIONS = ("undo", "play", "clock", "pause", "resume", "result", "new")
@@ -121,7 +121,7 @@ def _outcome(kind: str, winner: str, players: int) -> Outcome:
 
 @dataclass(frozen=True)
 class Incident:
-    """One line of the referee's log: an illegal position or a takeback."""
+    """One line of the referee's log: an illegal position, a takeback, a correction."""
 
     wall: float
     player: int
@@ -129,11 +129,14 @@ class Incident:
 
 
 def incidents(entries: list[object]) -> list[Incident]:
-    """The illegal positions and takebacks of a record, in order."""
+    """The illegal positions, takebacks and corrections of a record, in order."""
     out = []
     for entry in entries:
         if isinstance(entry, IllegalEntry):
             out.append(Incident(entry.wall, entry.player, f"illegal: {entry.reason}"))
         elif isinstance(entry, UndoEntry):
             out.append(Incident(entry.wall, entry.player, f"takeback of {entry.move}"))
+        elif isinstance(entry, AmendEntry):
+            out.append(Incident(entry.wall, entry.player, f"corrected {' '.join(entry.replaced)}"
+                                                          f" to {' '.join(entry.moves)}"))
     return out

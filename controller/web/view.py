@@ -9,6 +9,7 @@ Every text that comes from a game or a player is escaped here, once.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -164,12 +165,11 @@ def public_status(session: Session) -> str:
     would tell what the player to move holds (a unicorn, say): they are left out, and only
     that player's seat page (and the referee) see them."""
     status = session.status()
-    result = session.result
-    if not session.game.hidden_information or not isinstance(result, Ambiguous):
+    if not session.game.hidden_information or not isinstance(session.result, Ambiguous):
         return status
-    options = " or ".join(dict.fromkeys(f"play {seq[0]}" for seq in result.candidates))
-    return status.replace(f"ambiguous: type {options}",
-                          "ambiguous: the player to move says which card (seat page)")
+    # The options run to the next ", " (the clocks) or the end; no card move has a comma.
+    return re.sub(r"ambiguous: type .*?(?=, |$)",
+                  "ambiguous: the player to move says which card (seat page)", status, count=1)
 
 
 def seat_state(session: Session, seat: int) -> dict[str, str]:
