@@ -1,7 +1,9 @@
 """The pages in a real browser: Debian's chromium driven by Playwright, against a daemon
 on the simulator in the same event loop. Playwright's own browser download cannot work
 here, so the tests use /usr/bin/chromium (``make test`` installs it when run as root) and
-skip, saying what to install, without it. They also take the README's screenshots.
+skip, saying what to install, without it. With TAVOLA_SCREENSHOTS=1 they also retake the
+README's screenshots in docs/img/ (else into a temporary folder, so a run leaves the tree
+clean).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from tests.web.daemon import PIN, until, web_daemon
 CHROMIUM = os.environ.get("TAVOLA_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "img"
+DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "img"
+IMAGES = DOCS_IMAGES  # where run_in_browser's scenario saves its screenshots
 CLOCK = {"TAVOLA_CLOCK_MODE": "fischer", "TAVOLA_CLOCK_MINUTES": "5"}
 
 try:
@@ -39,6 +42,9 @@ def run_in_browser(tmp_path: Path, scenario: object, game: str = "morris", **env
                    ) -> None:
     """Run ``scenario(browser, daemon, url)`` with the daemon and chromium in one loop."""
     import asyncio
+
+    global IMAGES
+    IMAGES = DOCS_IMAGES if os.environ.get("TAVOLA_SCREENSHOTS") == "1" else tmp_path / "img"
 
     async def main() -> None:
         async with web_daemon(tmp_path, game, **env) as (daemon, url), \
