@@ -9,7 +9,7 @@ SOURCES    := $(VENV)/.sources
 # The `tavola` package maps the repository's folders (pyproject.toml), so the editable
 # install is setuptools' "strict" mode: a tree of links that mypy and every tool can read.
 # A new or removed file needs a reinstall, which the file list below triggers.
-INSTALL := $(BIN)/python -m pip install --quiet --config-settings editable_mode=strict
+INSTALL := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet --config-settings editable_mode=strict
 
 .PHONY: run test lint typecheck pytest bench firmware clean FORCE
 
@@ -50,6 +50,7 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/engines.py
 	$(BIN)/python bench/latency.py
 	$(BIN)/python -m bench.sensing
+	$(BIN)/python -m bench.idle
 
 PICO ?= auto
 FIRMWARE_FILES := firmware/main.py firmware/config.py firmware/board.py firmware/matrix.py \

@@ -1,9 +1,11 @@
 """Sensing speed: the reed matrix on mock pins and the Pico over a pseudo-terminal.
 
-Run: ``.venv/bin/python -m bench.sensing``. Prints the reed-matrix scan rate, and from a
-change (a switch on the simulated matrix, a line from the board on the pty, a switch under
-the firmware running in the MicroPython unix port) to the settled snapshot reaching the
-session, p50 / p99. The halves are ``bench/sensing_reed.py`` and ``bench/sensing_serial.py``.
+Run: ``.venv/bin/python -m bench.sensing``. Prints the reed-matrix scan rates (busy and
+on a quiet board), and from a change (a switch on the simulated matrix, a line from the
+board on the pty, a switch under the firmware running in the MicroPython unix port) to the
+settled snapshot reaching the session, p50 / p99; for the reed matrix also the latency of
+the first change after a quiet spell, when it scans slowly. Idle CPU: ``bench/idle.py``.
+The halves are ``bench/sensing_reed.py`` and ``bench/sensing_serial.py``.
 """
 
 from __future__ import annotations

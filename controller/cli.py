@@ -72,8 +72,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from tavola import daemon
     from tavola.config import load_config
 
-    overrides = {"game": args.game, "variant": args.variant, "sensor": args.sensor,
-                 "leds": args.leds, "journal.directory": args.journal}
+    overrides: dict[str, str | None] = {
+        "game": args.game, "variant": args.variant, "sensor": args.sensor, "leds": args.leds,
+        "journal.directory": args.journal}
+    for key, value in _params(args.param).items():  # checked by the game, like the config's
+        overrides[f"game.params.{key}"] = value
     config = load_config(args.config, os.environ, overrides)
     interactive = sys.stdin.isatty() if args.console == "auto" else args.console == "on"
     extra = {"script": args.script} if args.script else {}
@@ -177,6 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sensor", help="override [sensor] backend: sim, reed, serial, camera")
     p.add_argument("--leds", help="override [leds] backend: sim, neopixel, none")
     p.add_argument("--journal", help="override [journal] directory")
+    p.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="a game parameter (repeatable), e.g. -p players=4; overrides "
+                   "[game.params]")
     p.add_argument("--script", help="simulator: a file of sensor events to play")
     p.add_argument("--resume", metavar="ID", help="go on with a game kept unfinished when "
                    "another was asked for (its id is in the message that kept it)")

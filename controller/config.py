@@ -393,13 +393,14 @@ def _flag_settings(
             out.append((*FLAGS[flag], None, value, f"--{flag}"))
             continue
         section, _, key = flag.partition(".")
-        source = f"override {flag}"
+        key, _, sub = key.partition(".")  # game.params.flying: one entry of a table
+        source = f"-p {sub}" if (section, key) == ("game", "params") else f"override {flag}"
         if section not in SCHEMA:
             raise ConfigError(
                 f"{source}: unknown section {section!r}; {_suggest(section, SCHEMA, '{}')}"
             )
         _check_name(source, section, key)
-        out.append((section, key, None, value, source))
+        out.append((section, key, sub or None, value, source))
     return out
 
 

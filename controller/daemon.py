@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
 import time
@@ -40,13 +41,16 @@ TICK_SECONDS = 0.05  # timers, blinking and the watchdog run at 20 Hz
 RETRY_SECONDS = 1.0  # how often a journal that cannot be written is tried again
 SESSION_WORDS = ("undo", "resign", "draw", "new", "status", "help", "quit")
 CONSOLE_HELP = """\
-Console: sensor events go to the simulated board (lift d2, place d4, d2-d4, slide a1 b2 c3,
-bounce d4, knock c3 d4, noise, unplug, replug; 'help' for all of them). Also:
+Console: sensor events go to the simulated board (d2, lift d2, place d4, d2-d4, slide a1 b2
+c3, bounce d4, knock c3 d4, noise, unplug, replug; 'help all' lists all of them). Also:
   play MOVE   declare an action the board cannot show (a pass, a dead card), or pick
               one of several candidates when the move is ambiguous
   undo        take back the last action        resign, draw   end the game
-  new         start a new game                 status         show the state
+  hint        light the legal moves in blue    status         show the state
+  new         start a new game                 help all       the simulator's commands too
   quit        stop the daemon (the game is kept and resumes at the next start)"""
+FIRST_SCREEN = ("Type sensor events (d2, lift d2, place d4, d2-d4) or commands (status, "
+                "undo, help); help lists them.")
 
 
 class Daemon:
@@ -82,6 +86,11 @@ class Daemon:
         self._last_draw = 0.0
         self._log_tail: list[str] = []
         self._last_retry = -RETRY_SECONDS
+        self._reply: list[str] = []  # the answer to the last console line, shown whole
+        self._typed = ""  # a partly read console line
+        self._dirty = False  # the terminal view is older than the state it shows
+        self._drawn_status = ""
+        self._shown_to: int | None = None  # whose hidden cards the screen may show
 
     # ----------------------------------------------------------------- setup
     def _start(self) -> None:
@@ -238,8 +247,7 @@ class Daemon:
                     loop.add_signal_handler(sig, self.stopping.set)
             self._apply(self.session.start(self.clock(), self.wall()))
             if self.console is not None:
-                self._say("Type sensor events (d2, lift d2, place d4, d2-d4) or commands; "
-                          "help lists them.")
+                self._answer(FIRST_SCREEN)
                 loop.add_reader(self.console.fileno(), self._read_console)
             sensing = asyncio.create_task(self._sense())
             ticking = asyncio.create_task(self._tick(sensing))
@@ -294,6 +302,7 @@ class Daemon:
                     self._apply(self.session.tick(now, self.wall()))
             except Exception:
                 log.exception("error in the periodic tick")
+            self._flush()
             # The watchdog says "the board is followed": only while the sensing runs.
             if interval is not None and now - last_watchdog >= interval and not sensing.done():
                 self.notifier.watchdog()
@@ -329,6 +338,10 @@ class Daemon:
         old = self.session.game
         now, wall = self.clock(), self.wall()
         try:
+            # The new header first: if the disk is full, the old game stays as it was.
+            prepared = self.journal.prepare(StartEntry.of(
+                game, game_id=self.journal.new_id(wall, game.name), wall=wall,
+                clock=self.config.clock))
             if self.journal.in_progress():
                 if old.outcome() is None:  # left unfinished: filed as abandoned, no winner
                     self.journal.finish(ResultEntry.of(None, old.num_players, wall=wall,
@@ -336,8 +349,7 @@ class Daemon:
                                                        reason=Reason.NEW_GAME))
                 else:
                     self.journal.file()
-            self.journal.begin(StartEntry.of(game, game_id=self.journal.new_id(wall, game.name),
-                                             wall=wall, clock=self.config.clock))
+            self.journal.install(prepared)
         except OSError as exc:
             self._apply(self.session.cannot_record(_problem(exc), now))
             return
@@ -346,41 +358,86 @@ class Daemon:
         self._apply(self.session.start(now, wall))
 
     def _read_console(self) -> None:
+        # Read the descriptor itself, not readline(): a buffered reader would keep the
+        # second of two lines pasted (or piped) at once where the event loop cannot see it.
         assert self.console is not None
-        line = self.console.readline()
-        if not line:
-            asyncio.get_running_loop().remove_reader(self.console.fileno())
+        fd = self.console.fileno()
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
             return
-        self.console_line(line)
+        if not chunk:  # end of input: the last unterminated line still counts
+            asyncio.get_running_loop().remove_reader(fd)
+            lines, self._typed = [self._typed], ""
+        else:
+            self._typed += chunk.decode("utf-8", errors="replace")
+            *lines, self._typed = self._typed.split("\n")
+        for line in lines:
+            self.console_line(line)
 
     def console_line(self, line: str) -> None:
-        """One typed line: a session command, ``play MOVE``, or a simulated sensor event."""
+        """One typed line: a session command, ``play MOVE``, or a simulated sensor event.
+
+        The answer (help, status, an error) is drawn at once, not at the next board event.
+        """
         text = line.strip()
-        if not text:
+        if not text:  # Enter: the player to move has the screen, show their cards
+            if self.session.game.hidden_information:
+                self._shown_to = self.session.game.current_player
+                self._draw(important=True)
             return
         word, _, rest = text.partition(" ")
         now, wall = self.clock(), self.wall()
+        self._reply = []
         try:
             if word == "quit":
                 self.stopping.set()
             elif word == "new":
                 self._start_new_game()
             elif word == "status":
-                self._say(self.session.status())
-            elif word == "help" and not rest:
-                self._say(CONSOLE_HELP)
-            elif word in ("undo", "resign", "draw"):
+                self._answer(self.session.status())
+            elif word == "help" and rest in ("all", "sim"):
+                language = getattr(self.sensor, "type_line", None)
+                self._answer(CONSOLE_HELP + ("\n" + language("help") if language else ""))
+            elif word == "help":
+                self._answer(CONSOLE_HELP)
+            elif word in ("undo", "resign", "draw", "hint"):
                 self._apply(self.session.command(word, now, wall))
             elif word == "play" and rest:
                 self._apply(self.session.command(rest, now, wall))
             elif hasattr(self.sensor, "type_line"):
                 reply = self.sensor.type_line(text)
+                if reply.startswith("error:"):  # perhaps a move in the game's notation
+                    reply = self._play_on_board(text) or reply
                 if reply:
-                    self._say(reply)
+                    self._answer(reply)
             else:
-                self._say(f"Unknown command {word!r}; type help.")
+                self._answer(f"Unknown command {word!r}; type help.")
         except Exception:
             log.exception("error while handling %r", text)
+        self._draw(important=True)
+
+    def _play_on_board(self, text: str) -> str:
+        """On the simulator, a move in the game's notation that is not a simulator command
+        (Quinque's ``t 2,1``) moves the simulated pieces as the move does. Returns the
+        answer to show ('' when the move was put on the board or is not a move at all)."""
+        game = self.session.game
+        try:
+            move = game.parse_move(text)
+        except ValueError:
+            return ""
+        if not game.is_legal(move):
+            return f"Illegal: {game.explain(move)}"
+        probe = game.copy()
+        probe.apply(move)
+        script = board_events(game.view("identity"), probe.view("identity"))
+        if not script:
+            return f"{move} changes nothing on the board: type play {move}"
+        try:  # the simulated board may not hold what the game has (a mismatch in play)
+            self.sensor.run_script(script, source=str(move))  # type: ignore[attr-defined]
+        except ValueError as exc:
+            return f"error: {exc} (the board differs from the game: put it right first)"
+        return ""
 
     # ----------------------------------------------------------------- effects
     def _apply(self, fx: Effects) -> None:
@@ -392,7 +449,7 @@ class Daemon:
             self._last_retry = now
             try:
                 self._write(fx.journal)
-            except OSError as exc:
+            except Exception as exc:  # disk full, read-only, I/O error (or a bug): not taken
                 session.rollback()
                 fx = session.cannot_record(_problem(exc), now)
             else:
@@ -413,7 +470,12 @@ class Daemon:
         for entry in entries:
             match entry:
                 case ResultEntry():
-                    path = self.journal.file()
+                    try:
+                        path = self.journal.file()
+                    except OSError as exc:  # the result is written: the next start files it
+                        log.warning("the finished game stays in %s until the next start "
+                                    "files it: %s", self.journal.current, exc)
+                        continue
                     self._say(f"Game recorded as {path.stem} (tavola export {path.stem}).")
                 case _:
                     pass
@@ -436,26 +498,69 @@ class Daemon:
         log.info("%s", line)
         self._log_tail = (self._log_tail + line.splitlines())[-8:]
 
+    def _answer(self, text: str) -> None:
+        """The reply to a console line: logged, and shown whole under the status."""
+        log.info("%s", text)
+        self._reply = text.splitlines()
+        self._dirty = True
+
     def _draw(self, important: bool) -> None:
-        """Redraw the terminal view: on every event, at most twice a second for blinking."""
+        """Redraw the terminal view: at once for an event, at most twice a second for
+        blinking; a redraw held back is made by the next tick (:meth:`_flush`)."""
+        self._dirty = True
+        self._flush(force=important)
+
+    def _flush(self, force: bool = False) -> None:
         if self.out is None:
             return
         now = self.clock()
-        if not important and now - self._last_draw < 0.5:
+        status = self.session.status()
+        if status != self._drawn_status:  # the clocks' times, a state the tick changed
+            self._dirty = True
+        if not self._dirty or (not force and now - self._last_draw < 0.5):
             return
-        self._last_draw = now
+        self._last_draw, self._dirty, self._drawn_status = now, False, status
         render = getattr(self.leds, "render", None)
         board = ""
         if render is not None:
             pieces = getattr(self.sensor, "board", None)
-            board = render(None, pieces) if pieces is not None else render()
-        lines = ["\x1b[H\x1b[2J" + board, self.session.status(), *self._log_tail, "> "]
+            board = render(None, self._owners(pieces)) if pieces is not None else render()
+        if not self.layout.cells:  # an open table (Quinque): the game draws the position
+            board = f"{self.session.game}\n{board}"
+        lines = ["\x1b[H\x1b[2J" + board, status, *self._hand(), *self._log_tail,
+                 *self._reply, "> "]
         print("\n".join(lines), end="", file=self.out, flush=True)
 
+    def _hand(self) -> list[str]:
+        """A game with hidden cards (Sequence for Kids, dealt): the hand of the player to
+        move, once they have the screen; before that, whom to pass it to."""
+        game = self.session.game
+        if not game.hidden_information or game.outcome() is not None:
+            return []
+        player = game.current_player
+        if self._shown_to != player:
+            return [f"Pass the screen to {game.player_names[player]}, then press Enter to "
+                    "see the cards."]
+        return [game.private_text(player)]
 
-def _problem(exc: OSError) -> str:
-    """An OSError in a few words: 'No space left on device'."""
-    return exc.strerror or str(exc)
+    def _owners(self, pieces: Mapping[str, str]) -> dict[str, str]:
+        """The simulated board with each plain piece (an occupancy sensor's ``#``) named by
+        its owner where the game has one there, so morris and draughts men show W or B."""
+        shown = self.session.game.view("identity")
+        return {c: (shown.get(c) or t) if t == "#" else t for c, t in pieces.items()}
+
+
+def board_events(before: Mapping[str, str], after: Mapping[str, str]) -> str:
+    """The simulator's raw events that turn the board ``before`` into ``after`` at once
+    (cell -> token): lift every piece that leaves or changes, then place the new ones."""
+    lines = [f"lift {c}" for c, t in before.items() if t and after.get(c, "") != t]
+    lines += [f"place {c} {t}" for c, t in after.items() if t and before.get(c, "") != t]
+    return "\n".join(lines)
+
+
+def _problem(exc: Exception) -> str:
+    """A failed write in a few words: 'No space left on device'."""
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or repr(exc)
 
 
 def main(config: Config, *, console: TextIO | None, out: TextIO | None,

@@ -18,9 +18,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from tavola.hardware.base import OFF as OFF  # one "LED off" for backends and scenes
 from tavola.hardware.base import RGB, Frame
 
-OFF: RGB = (0, 0, 0)
 WHITE: RGB = (255, 255, 255)
 CYAN: RGB = (0, 255, 255)
 GREEN: RGB = (0, 255, 0)

@@ -130,16 +130,30 @@ class Journal:
 
         ValueError if a game is in progress (finish, pause or set it aside first).
         """
-        if self.in_progress():
-            raise ValueError("a game is already in progress: finish it first")
+        self.install(self.prepare(header))
+
+    def prepare(self, header: StartEntry) -> Path:
+        """Write a new game's header, fsynced, beside the game in progress; :meth:`install`
+        makes it the game in progress. The part of starting a game that can fail for lack
+        of space comes first, before the old game is filed."""
         self.directory.mkdir(parents=True, exist_ok=True)
         partial = self.directory / f".{CURRENT_FILE}.new"
         fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
             _write_all(fd, encode([header]))
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
         finally:
             os.close(fd)
-        os.replace(partial, self.current)
+        return partial
+
+    def install(self, prepared: Path) -> None:
+        """Make the header :meth:`prepare` wrote the game in progress (a rename)."""
+        if self.in_progress():
+            prepared.unlink(missing_ok=True)
+            raise ValueError("a game is already in progress: finish it first")
+        os.replace(prepared, self.current)
         _fsync_dir(self.directory)  # the new name must survive a power cut too
         self._clean_size = None
 

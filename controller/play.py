@@ -78,8 +78,13 @@ def play(
                 write(f"Took back {game.undo()}.")
                 shown_to = game.current_player if hidden else None
         elif command == "save" and arg:
-            Path(arg).write_text(json.dumps(game.to_dict(), indent=1) + "\n")
-            write(f"Saved to {arg}.")
+            try:
+                Path(arg).write_text(json.dumps(game.to_dict(), indent=1) + "\n")
+            except OSError as exc:  # a typo in the path must not end the game
+                write(f"Cannot save to {arg}: {exc.strerror or exc}; the game goes on "
+                      "(save to another file).")
+            else:
+                write(f"Saved to {arg}.")
         else:
             try:
                 move = game.parse_move(line)

@@ -17,12 +17,16 @@ then: an action counts once it is on disk, never before.
 
 Referee policies (``[game] policy``):
 
-- ``teaching``: lifted pieces light their legal targets (if ``hints``); an illegal move
-  blinks red where the board differs and must be taken back before play goes on; a takeback
-  of earlier moves is allowed.
-- ``arbiter``: no hints unless asked; an illegal move or a takeback is recorded in the
-  journal with its time and flagged (counted per player in the status), and the position
-  must still be corrected.
+- ``teaching``: lifted pieces light their legal targets white (if ``hints``); an illegal
+  move blinks red where the board differs and must be taken back before play goes on; a
+  takeback of earlier moves is allowed.
+- ``arbiter``: no legal targets; an illegal move or a takeback is recorded in the journal
+  with its time and flagged (counted per player in the status), and the position must
+  still be corrected.
+
+Under both, ``hints`` (on by default) lets a player ask: the command ``hint`` lights the
+moves of the player to move in blue until the next action; ``hints = false`` turns both
+the white targets and ``hint`` off (docs/config.md).
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ from tavola.record import (
     checkpoint_due,
     describe,
 )
+from tavola.tray import tray_reading, tray_slots
 
 Policy = Literal["teaching", "arbiter"]
 POLICIES: tuple[str, ...] = ("teaching", "arbiter")
@@ -104,10 +109,12 @@ class _Staged:
 
 
 def check_startup(
-    game: Game[Any], capability: Capability, layout_cells: Iterable[str] | None
+    game: Game[Any], capability: Capability, layout_cells: Iterable[str] | None,
+    tray: Mapping[str, str] | None = None,
 ) -> None:
-    """Refuse a game the sensor cannot follow, or a layout that lacks the game's cells."""
-    if game.needs == "identity" and capability != "identity":
+    """Refuse a game the sensor cannot follow, or a layout that lacks the game's cells.
+    A reserve ``tray`` (slot -> piece) lets an occupancy sensor follow an identity game."""
+    if game.needs == "identity" and capability != "identity" and not tray:
         raise StartupError(
             f"{game.name} needs a sensor that tells pieces apart (identity): the board's "
             f"sensor only sees occupancy. Use the camera ([sensor] backend = \"camera\") or "
@@ -143,16 +150,19 @@ class Session:
     ) -> None:
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
-        check_startup(game, capability, cells)
+        # A reserve tray names the pieces an occupancy board reads (controller/tray.py).
+        self.tray = tray_slots(layout) if (
+            game.needs == "identity" and capability == "occupancy") else {}
+        check_startup(game, capability, cells, self.tray)
         self.game = game
         self.strip = Strip.of(layout)
-        self.capability = capability
+        self.capability: Capability = "identity" if self.tray else capability
         self.cells = tuple(cells) or tuple(game.view())
         self.policy = policy
         self.hints = hints
         self.clock = clock
         trays = frozenset(getattr(layout, "sensed", ())) - set(self.cells)
-        self.inference = Inference(capability, settle=settle, grace=grace, ignore=trays)
+        self.inference = Inference(self.capability, settle=settle, grace=grace, ignore=trays)
         self.result: Result = Pending()
         self.last_move: frozenset[str] = frozenset()
         self.disconnected: str | None = None
@@ -163,6 +173,8 @@ class Session:
         self._sensed: dict[str, str] | None = None
         self.unrecorded: str | None = None  # why the journal cannot be written, if it cannot
         self._staged: _Staged | None = None
+        self._hint: tuple[int, frozenset[str]] | None = None  # (ply asked at, cells)
+        self._now = 0.0  # the latest time seen, for the clocks in the status
 
     # ----------------------------------------------------------------- inputs
     def start(self, now: float, wall: float) -> Effects:
@@ -184,6 +196,9 @@ class Session:
         if self.disconnected is not None:
             self.disconnected = None
             fx += Effects(log=("Board reconnected; resynchronised from a full reading.",))
+        if self.tray:
+            cells, uncertain = tray_reading(self.game.view("identity"), cells, self.tray,
+                                            uncertain)
         self._sensed = dict(cells)
         result = self.inference.update(self.game, cells, now, uncertain)
         return fx + self._handle(result, now, wall)
@@ -225,11 +240,16 @@ class Session:
         if text == "undo":
             if not game.history:
                 return Effects(log=("Nothing to undo.",))
+            still = self._board_still_shows_last()
+            if still:  # undoing here would only be played again from the board's reading
+                return Effects(log=(f"The board still shows {game.history[-1]}: take it back "
+                                    f"on the board ({still}); the takeback is read from it.",))
             return self._takeback(1, now, wall, sensed=False)
+        if text == "hint":
+            return self._ask_hint(now)
         if text in ("resign", "draw"):
-            player = game.current_player
             outcome = (Outcome(None, Reason.AGREEMENT) if text == "draw" else
-                       Outcome(None if game.num_players != 2 else 1 - player, Reason.RESIGNATION))
+                       game.resignation(game.current_player))
             self._touch_game()
             game.adjudicate(outcome)
             return self._finish(outcome, now, wall)
@@ -291,6 +311,40 @@ class Session:
         """The game is about to change: keep a copy to put back (once per input)."""
         if self._staged is not None and self._staged.game is None:
             self._staged.game = self.game.copy()
+    def _ask_hint(self, now: float) -> Effects:
+        """Light, in blue, every cell a legal action of the player to move changes."""
+        if not self.hints:
+            return Effects(log=("Hints are off on this board ([game] hints = false).",))
+        game = self.game
+        cells = self.inference.expectations(game).touched
+        self._hint = (len(game.history), frozenset(cells))
+        who = game.player_names[game.current_player]
+        return Effects(log=(f"Hint: {who}'s legal moves are lit blue.",)) + self._show(
+            now, force=True)
+
+    def _board_still_shows_last(self) -> str:
+        """If the board reads the position after the last action, and that action changed
+        the board, what to do there to take it back ('' otherwise)."""
+        game, sensed = self.game, self._sensed
+        if sensed is None:
+            return ""
+        after = game.view(self.capability)
+        probe = game.copy()
+        probe.undo()
+        before = probe.view(self.capability)
+        if before == after or any(sensed.get(c, "") != v for c, v in after.items()):
+            return ""
+        steps = []
+        for cell in sorted(set(before) | set(after)):
+            was, now_ = before.get(cell, ""), after.get(cell, "")
+            if was == now_:
+                continue
+            if not was:
+                steps.append(f"lift {cell}")
+            else:
+                steps.append(f"put {was if self.capability == 'identity' else 'a piece'} "
+                             f"back on {cell}")
+        return ", ".join(steps)
 
     def prepare(self) -> None:
         """Precompute the expectations of the position in play (call when idle)."""
@@ -393,7 +447,7 @@ class Session:
                 self.flags[player] += 1
             fx += Effects(
                 journal=(IllegalEntry(sensed, reason, player, wall, result.since),),
-                log=(f"Illegal position: {reason}",))
+                log=(f"Illegal position: {self.refusal() or reason}",))
         return fx + self._show(now) + Effects(status=self.status())
 
     def _why(self, cells: frozenset[str]) -> str:
@@ -449,6 +503,8 @@ class Session:
         if self.unrecorded is not None:
             return Scene(unrecorded=True)
         base = Scene(last_move=self.last_move, disconnected=self.disconnected is not None)
+        if self._hint is not None and self._hint[0] == len(game.history):
+            base = replace(base, hint=self._hint[1])
         if game.outcome() is not None:
             return replace(base, winning=frozenset(game.winning_cells()))
         if self.clock is not None:
@@ -458,20 +514,27 @@ class Session:
                     shown.fraction_left, shown.seconds_left, len(self.strip.timer), now))
         if isinstance(result, Pending) and result.changed and result.known:
             return replace(base, lifted=result.lifted,
-                           targets=result.targets if self.hints else frozenset())
+                           targets=result.targets if self.shows_targets else frozenset())
         if isinstance(result, Ambiguous):
             return replace(base, candidates=result.cells)
         if isinstance(result, Mismatch):
             # Teaching: where a piece belongs, besides blinking where the board is wrong.
-            expected = self.inference.expectations(game).current if self.hints else {}
+            expected = self.inference.expectations(game).current if self.shows_targets else {}
             return replace(base, last_move=frozenset(), error=result.cells,
                            targets=frozenset(c for c in result.cells if expected.get(c)))
         return base
 
+    @property
+    def shows_targets(self) -> bool:
+        """Whether lifted pieces light their legal targets: teaching, with hints on."""
+        return self.hints and self.policy == "teaching"
+
     def frame(self, now: float) -> Frame:
+        """The LED frame of :meth:`scene` at ``now``."""
         return render(self.strip, self.scene(now), now)
 
     def _show(self, now: float, force: bool = False) -> Effects:
+        self._now = max(self._now, now)
         frame = self.frame(now)
         if frame == self._last_frame and not force:
             return Effects()
@@ -479,7 +542,8 @@ class Session:
         return Effects(frame=frame)
 
     def status(self) -> str:
-        """One line for systemd's STATUS and the terminal."""
+        """One line for systemd's STATUS and the terminal: who is to move and what the rules
+        expect of them, why a reading was refused, the clocks."""
         game = self.game
         if self.unrecorded is not None:
             return (f"cannot record the game ({self.unrecorded}): moves wait until the "
@@ -490,14 +554,70 @@ class Session:
         if outcome is not None:
             text = f"{game.name}: game over, {describe(outcome, game.player_names)}"
         else:
-            text = f"{game.name}: {game.player_names[game.current_player]} to move"
+            expected = game.expectation()
+            text = f"{game.name}: {expected or game.player_names[game.current_player] + ' to move'}"
             if isinstance(self.result, Mismatch):
-                text += ", board does not match (correct the red cells)"
+                refused = self.refusal()
+                text += ", board does not match" + (f": {refused}" if refused else "") + (
+                    " (correct the red cells)")
             elif isinstance(self.result, Ambiguous):
-                options = " or ".join(" ".join(map(str, seq)) for seq in
-                                      self.result.candidates)
-                text += f", ambiguous: {options} (type the move)"
+                # The first action of each candidate tells them apart: playing it, the
+                # board already shows the rest.
+                options = " or ".join(dict.fromkeys(
+                    f"play {seq[0]}" for seq in self.result.candidates))
+                text += f", ambiguous: type {options}"
+            clocks = self.clock_text(self._now)
+            if clocks:
+                text += f", {clocks}"
         if self.policy == "arbiter" and any(self.flags):
             text += ", flagged " + " ".join(
                 f"{game.player_names[p]}:{n}" for p, n in enumerate(self.flags) if n)
         return text
+
+    def clock_text(self, now: float) -> str:
+        """The clocks' times: 'White 4:58, Black 5:00' and the move limit left, or ''."""
+        clock = self.clock
+        if clock is None:
+            return ""
+        parts = []
+        for player, name in enumerate(self.game.player_names):
+            left = clock.remaining(player, now)
+            if left is not None:
+                parts.append(f"{name} {_minutes(left)}")
+        move = clock.move_remaining(now)
+        if move is not None:
+            parts.append(f"move {_minutes(move)} left")
+        return ", ".join(parts)
+
+    def refusal(self) -> str:
+        """Why the board's reading is not a legal action, in the rules' words, when it reads
+        as an attempted action ('illegal: d4-c3: a man moves forward only'); '' when the
+        attempt cannot be told."""
+        game, sensed = self.game, self._sensed
+        if sensed is None or game.outcome() is not None:
+            return ""
+        current = game.view(self.capability)
+        gone = sorted(c for c, v in current.items() if v and sensed.get(c, "") != v)
+        came = sorted(c for c, v in sensed.items()
+                      if v and c in self.cells and current.get(c, "") != v)
+        tried: list[str] = []
+        if len(came) == 1 and not gone:  # a piece put down
+            tried += [came[0], f"{sensed[came[0]]}@{came[0]}"]
+        elif len(came) == 1:  # a piece moved: with more gone, a jump first
+            kinds = ("x", "-") if len(gone) > 1 else ("-", "x")
+            tried += [f"{src}{kind}{came[0]}" for kind in kinds for src in gone]
+        elif not came and len(gone) == 1:
+            tried.append(f"x{gone[0]}")
+        for text in tried:
+            try:
+                move = game.parse_move(text)
+            except ValueError:
+                continue
+            if not game.is_legal(move):
+                return f"illegal: {game.explain(move)}"
+        return ""
+
+
+def _minutes(seconds: float) -> str:
+    whole = int(seconds + 0.999)  # a clock shows 0:00 only when the time is out
+    return f"{whole // 60}:{whole % 60:02d}"

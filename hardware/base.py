@@ -63,8 +63,7 @@ class SensorBackend(Protocol):
 
     Must provide ``capability``, ``cells`` (the names it senses), ``events()`` (an async
     stream of :data:`SensorEvent`: a snapshot whenever the settled reading changes, and at
-    least one at start) and ``close()``. May provide ``request_snapshot()`` to force a
-    full reading (a resync).
+    least one at start), ``request_snapshot()`` and ``close()``.
     """
 
     capability: Capability
@@ -73,6 +72,11 @@ class SensorBackend(Protocol):
     def cells(self) -> tuple[str, ...]: ...
 
     def events(self) -> AsyncIterator[SensorEvent]: ...
+
+    def request_snapshot(self) -> None:
+        """Report the next full settled reading even if it equals the last one (a resync):
+        for when a reading makes no sense to the game. A serial board is asked for its
+        whole matrix; the others repeat what they read."""
 
     def close(self) -> None: ...
 

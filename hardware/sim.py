@@ -33,10 +33,11 @@ import contextlib
 import heapq
 import math
 import os
+import re
 import sys
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -80,13 +81,34 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------- the sensor
+GRID_CELL = re.compile(r"-?\d+,-?\d+")  # "x,y": a cell of an unbounded grid (Quinque)
+
+
+class _OpenGrid(Collection[str]):
+    """The cell names of a layout without cells: those seen so far, and any "x,y"."""
+
+    def __init__(self, known: Mapping[str, str]) -> None:
+        self.known = known
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and (name in self.known or bool(GRID_CELL.fullmatch(name)))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.known)
+
+    def __len__(self) -> int:
+        return len(self.known)
+
+
 class SimSensor(Closing):
     """A simulated sensor (see the module docstring); implements ``SensorBackend``.
 
     ``capability`` is ``"occupancy"`` (readings ``"#"``/``""``) or ``"identity"`` (the piece
     token). ``start`` is the physical board at start (cell -> token; default: empty board,
     tray slots holding their pieces). ``clock``: None for virtual time (tests), or a
-    monotonic clock such as ``time.monotonic`` for real time. ``script``: a command file
+    monotonic clock such as ``time.monotonic`` for real time. A layout without cells (the
+    camera-only ``timer-only`` of Quinque) is an open table: any cell named ``x,y`` exists
+    once a command or ``start`` names it. ``script``: a command file
     played from the start. ``console``: a stream a person types commands into (real time;
     replies and errors go to ``echo``). ``slide_dwell``: seconds a slid piece spends on each
     cell it passes over; ``hand_time``: seconds between lifting and placing in a move
@@ -121,7 +143,10 @@ class SimSensor(Closing):
         self._clock = clock
         self._virtual = 0.0
         board = {c: (layout.cell(c).piece or EMPTY) for c in layout.sensed}
+        self._open = not layout.sensed
         for cell, token in (start or {}).items():
+            if self._open and GRID_CELL.fullmatch(cell):
+                board.setdefault(cell, EMPTY)
             if cell not in board:
                 raise ValueError(f"start position: layout {layout.name!r} has no cell {cell!r}")
             board[cell] = token
@@ -147,8 +172,13 @@ class SimSensor(Closing):
     # ------------------------------------------------------------ SensorBackend
     @property
     def cells(self) -> tuple[str, ...]:
-        """Every sensed name: the layout's board cells, then its tray slots."""
-        return self.layout.sensed
+        """Every sensed name: the layout's board cells, then its tray slots (on an open
+        table: the cells named so far)."""
+        return tuple(self._raw) if self._open else self.layout.sensed
+
+    def _names(self) -> Collection[str]:
+        """The names a command may use."""
+        return _OpenGrid(self._raw) if self._open else self.layout.sensed
 
     async def events(self) -> AsyncIterator[SensorEvent]:
         """Snapshots (one at start, then one per settled change) and faults, until closed."""
@@ -206,13 +236,13 @@ class SimSensor(Closing):
 
     def command(self, text: str) -> None:
         """Schedule one line of the command language; :class:`SimCommandError` if bad."""
-        parsed = parse_command(text, self.cells)
+        parsed = parse_command(text, self._names())
         if parsed is not None:
             self._schedule([parsed])
 
     def run_script(self, text: str, source: str = "<script>") -> None:
         """Schedule a whole script; on any error nothing is scheduled."""
-        self._schedule(parse_script(text, self.cells, source))
+        self._schedule(parse_script(text, self._names(), source))
 
     def load_script(self, path: str | os.PathLike[str]) -> None:
         """Schedule the script in file ``path``."""
@@ -226,7 +256,7 @@ class SimSensor(Closing):
     def type_line(self, text: str) -> str:
         """Run a line a person typed; return the reply ("" if none), never raise."""
         try:
-            parsed = parse_command(text, self.cells)
+            parsed = parse_command(text, self._names())
             if parsed is None:
                 return ""
             if parsed.verb == "help":
@@ -300,8 +330,12 @@ class SimSensor(Closing):
         for c in commands:
             try:
                 for cell in c.cells:
+                    if cell not in self._raw and self._open and GRID_CELL.fullmatch(cell):
+                        self._grow(cell, plan)
                     if cell not in self._raw:
                         raise SimCommandError(f"unknown cell {cell!r}")
+                if c.verb == "noise" and not self.physics.cells:
+                    raise SimCommandError("noise needs a layout with cells")
                 plan.run(c)
             except SimCommandError as exc:
                 raise SimCommandError(locate(c.where, c.text, str(exc))) from None
@@ -311,6 +345,12 @@ class SimSensor(Closing):
         plan.out = []
         self._plan = plan
         self._wake.set()
+
+    def _grow(self, cell: str, plan: Plan) -> None:
+        """An open table: a cell a command names starts to exist, empty."""
+        for board in (self._raw, self._settled, plan.board, self._plan.board):
+            board[cell] = EMPTY
+        self._since[cell] = self.now
 
     def _cable(self, plugged: bool, at: float) -> None:
         if plugged == self._plugged:
@@ -391,6 +431,9 @@ class SimSensor(Closing):
 
 
 # ---------------------------------------------------------------------- LEDs
+KEEP_FRAMES = 1000  # the latest frames SimLeds keeps: about 0.75 MiB
+
+
 @dataclass(frozen=True)
 class ShownFrame:
     """A frame an LED backend was asked to show, and when."""
@@ -400,12 +443,15 @@ class ShownFrame:
 
 
 class SimLeds(Closing):
-    """Simulated LEDs: records every frame (:attr:`frames`) and draws the board in a terminal.
+    """Simulated LEDs: records the frames shown (:attr:`frames`) and draws the board in a
+    terminal.
 
     ``sensor``: a :class:`SimSensor` whose physical board :meth:`render` shows the pieces
     of. ``out``: a stream to draw each new frame on (None: record only). ``clock`` stamps
-    the frames. ``brightness`` is accepted like every LED backend's and only recorded:
-    frames and drawings keep the colours as given.
+    the frames. ``keep_frames``: how many of the latest frames :attr:`frames` keeps (a
+    daemon running all evening must not grow without bound: about 0.75 KiB a frame).
+    ``brightness`` is accepted like every LED backend's and only recorded: frames and
+    drawings keep the colours as given.
     """
 
     def __init__(
@@ -416,13 +462,17 @@ class SimLeds(Closing):
         out: TextIO | None = None,
         clock: Callable[[], float] = time.monotonic,
         brightness: float = 1.0,
+        keep_frames: int = KEEP_FRAMES,
     ) -> None:
+        if isinstance(keep_frames, bool) or not isinstance(keep_frames, int) or keep_frames < 1:
+            raise ValueError(f"[leds.options] keep_frames = {keep_frames!r}: must be a whole "
+                             f"number >= 1 (e.g. {KEEP_FRAMES})")
         self.layout = layout
         self.brightness = brightness
         self.sensor = sensor
         self.out = out
         self.clock = clock
-        self.frames: list[ShownFrame] = []
+        self.frames: deque[ShownFrame] = deque(maxlen=keep_frames)
         self.closed = False
 
     @property

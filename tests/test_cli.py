@@ -6,6 +6,7 @@ import json
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,31 @@ def test_vision_markers_and_classify(tmp_path: Path, capsys: pytest.CaptureFixtu
     reading = json.loads(capsys.readouterr().out)
     assert {c: t for c, t in reading["cells"].items() if t} == \
         {c: t for c, t in rendered.cells.items() if t}
+
+
+def test_run_takes_game_parameters_like_play(tmp_path: Path) -> None:
+    """4-player Quixo on the daemon: `-p players=4`, as with `tavola play`."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tavola.cli", "run", "--game", "quixo", "-p", "players=4",
+         "--journal", str(tmp_path), "--console", "off", "--leds", "none"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        journal = tmp_path / "current.jsonl"
+        end = time.monotonic() + 15
+        while not (journal.exists() and journal.read_text().endswith("\n")):
+            assert proc.poll() is None and time.monotonic() < end, proc.stderr
+            time.sleep(0.05)
+        start = json.loads(journal.read_text().splitlines()[0])
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert start["params"]["players"] == 4 and len(start["players"]) == 4
+
+
+def test_a_mistyped_run_parameter_is_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tavola.cli", "run", "-p", "flyin=false", "--journal",
+         str(tmp_path), "--console", "off"],
+        capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "-p flyin: " in done.stderr and "did you mean 'flying'" in done.stderr

@@ -66,3 +66,11 @@ def test_describe_team_wins() -> None:
     game.player_names = ("A1", "B1", "A2", "B2")
     assert describe(Outcome(0, Reason.LINE, (0, 2)), game.player_names) == "A1 and A2 win (line)"
     assert describe(Outcome(None, Reason.BLOCKED), game.player_names) == "Draw (blocked)"
+
+
+def test_saving_to_a_bad_path_says_so_and_keeps_the_game(tmp_path: Path) -> None:
+    bad = tmp_path / "no-such-folder" / "g.json"
+    result, out = run(Race(goal=3), ["+2", f"save {bad}", "+1", "?"])
+    assert f"Cannot save to {bad}: No such file or directory; the game goes on" in out
+    assert "1 legal: bank" in out.split("Cannot save")[1]  # the game went on
+    assert result is None

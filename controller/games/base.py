@@ -465,6 +465,17 @@ class Game(ABC, Generic[M]):
         """The cells of the line that won (for the gold LEDs); () when none or no line."""
         return ()
 
+    def expectation(self) -> str:
+        """What the rules ask of the player to move beyond an ordinary turn, as a sentence
+        for the status ('White formed a mill: remove a black man'); '' when nothing special."""
+        return ""
+
+    def resignation(self, player: int) -> Outcome:
+        """The outcome when ``player`` resigns: every other side wins (a team game names
+        the other team; with three or four players each of the others wins)."""
+        winners = tuple(p for p in range(self.num_players) if p != player)
+        return Outcome(winners[0], Reason.RESIGNATION, winners)
+
     def private_text(self, player: int) -> str:
         """What only ``player`` may see (a hand of cards); '' for open games."""
         return ""
@@ -495,13 +506,15 @@ class Game(ABC, Generic[M]):
         if key is not None:
             self._keys.append(key)
 
-    def _seen(self, key: Hashable) -> int:
+    def _seen(self, key: Hashable, recent: int = 0) -> int:
         """How often ``key`` occurred in earlier positions of this game (for repetition).
 
         Call it from ``_apply`` with the new position's key; the base records that key
-        after ``_apply`` returns.
+        after ``_apply`` returns. ``recent`` > 0 looks only at the last ``recent`` recorded
+        positions (those since the last irreversible action: no earlier one can match).
         """
-        return self._keys.count(key)
+        keys = self._keys
+        return (keys[-recent:] if 0 < recent < len(keys) else keys).count(key)
 
     def _position_key(self) -> Hashable | None:
         return None

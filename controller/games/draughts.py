@@ -228,73 +228,6 @@ _JUMPS_FORWARD: tuple[tuple[_Jump, ...], ...] = tuple(
     tuple(_jumps(sq, _FORWARD[side]) for sq in range(N_SQUARES)) for side in (0, 1)
 )
 _JUMPS_ALL: tuple[_Jump, ...] = tuple(_jumps(sq, range(4)) for sq in range(N_SQUARES))
-# The men's moves of a whole side at once. The board's bytes, translated, are integers with
-# one byte per square (square i is bit 8 * i): ``_PIECE_BYTES[code]`` keeps the squares
-# holding ``code``, ``_EMPTY_BYTES`` the empty ones, ``_ENEMY_BYTES[side]`` the pieces
-# ``side`` may jump. A step in a direction is a shift by 8 * delta bits, delta depending on
-# the rank's parity, so each direction has two (delta, sources) pairs.
-_PIECE_BYTES: tuple[bytes, ...] = tuple(
-    bytes(1 if c == code else 0 for c in range(256)) for code in range(6)
-)
-_EMPTY_BYTES = _PIECE_BYTES[EMPTY]
-_ENEMY_BYTES: tuple[bytes, bytes] = (
-    bytes(1 if c < 6 and _ENEMY[0][c] else 0 for c in range(256)),
-    bytes(1 if c < 6 and _ENEMY[1][c] else 0 for c in range(256)),
-)
-
-
-def _bytes_of(squares: Iterable[int]) -> int:
-    return sum(1 << 8 * sq for sq in squares)
-
-
-def _step_groups(d: int) -> tuple[tuple[int, int, tuple[DraughtsMove | None, ...]], ...]:
-    """Direction ``d``'s steps: (8 * delta, sources as bytes, destination -> quiet move)."""
-    by_delta: dict[int, list[int]] = {}
-    for sq in range(N_SQUARES):
-        if _RAYS[sq][d]:
-            by_delta.setdefault(_RAYS[sq][d][0] - sq, []).append(sq)
-    return tuple(
-        (8 * delta, _bytes_of(sources),
-         tuple(_QUIET_MOVE.get((dst - delta, dst)) for dst in range(N_SQUARES)))
-        for delta, sources in sorted(by_delta.items())
-    )
-
-
-def _jump_group(d: int) -> tuple[int, tuple[tuple[int, int], ...], tuple[DraughtsMove | None, ...]]:
-    """Direction ``d``'s jumps: (sources with room to land, as bytes; (8 * delta to the
-    jumped square, sources with that delta); source -> jump move)."""
-    sources = [sq for sq in range(N_SQUARES) if len(_RAYS[sq][d]) >= 2]
-    by_delta: dict[int, list[int]] = {}
-    for sq in sources:
-        by_delta.setdefault(_RAYS[sq][d][0] - sq, []).append(sq)
-    return (
-        _bytes_of(sources),
-        tuple((8 * delta, _bytes_of(group)) for delta, group in sorted(by_delta.items())),
-        tuple(_JUMP_MOVE[sq, _RAYS[sq][d][1]] if sq in sources else None
-              for sq in range(N_SQUARES)),
-    )
-
-
-_STEP_GROUPS = tuple(_step_groups(d) for d in range(4))
-_JUMP_GROUPS = tuple(_jump_group(d) for d in range(4))
-# The landing square of a jump is a fixed distance away in every direction (two ranks, two
-# files): 8 * that distance per direction.
-_JUMP_SHIFT: tuple[int, ...] = tuple(
-    8 * (_RAYS[sq][d][1] - sq) for d in range(4)
-    for sq in (next(q for q in range(N_SQUARES) if len(_RAYS[q][d]) >= 2),)
-)
-
-
-def _squares(bits: int) -> list[int]:
-    """The squares set in a one-byte-per-square integer, lowest first."""
-    out = []
-    while bits:
-        low = bits & -bits
-        out.append((low.bit_length() - 1) >> 3)
-        bits ^= low
-    return out
-
-
 _KING_RAYS: tuple[tuple[_Ray, ...], ...] = tuple(
     tuple(
         tuple((t, _QUIET_MOVE[sq, t], _JUMP_MOVE[sq, t]) for t in _RAYS[sq][d])
@@ -502,7 +435,6 @@ class Draughts(Game[DraughtsMove]):
         self._man_jumps = (
             (_JUMPS_ALL, _JUMPS_ALL) if backward else (_JUMPS_FORWARD[0], _JUMPS_FORWARD[1])
         )
-        self._man_jump_dirs = ((0, 1, 2, 3), (0, 1, 2, 3)) if backward else _FORWARD
         first = "W" if o["first_player"] == "white" else "B"
         second = "B" if first == "W" else "W"
         self._colours = (first, second)
@@ -711,33 +643,23 @@ class Draughts(Game[DraughtsMove]):
         """Every legal action at the start of a turn (huffs and force first)."""
         board = self._board
         side = self._turn
-        king = KING[side]
-        raw = board
-        men = int.from_bytes(raw.translate(_PIECE_BYTES[MAN[side]]), "little")
-        empty = int.from_bytes(raw.translate(_EMPTY_BYTES), "little")
+        man, king = MAN[side], KING[side]
+        enemy = _ENEMY[side]
+        man_jumps = self._man_jumps[side]
+        man_steps = _MAN_STEPS[side]
         caps: list[DraughtsMove] = []
         quiets: list[DraughtsMove] = []
-        if men:
-            enemy = int.from_bytes(raw.translate(_ENEMY_BYTES[side]), "little")
-            for d in self._man_jump_dirs[side]:
-                room, groups, jump_moves = _JUMP_GROUPS[d]
-                shift = _JUMP_SHIFT[d]
-                landing = (empty >> shift if shift > 0 else empty << -shift) & room & men
-                if not landing:
-                    continue
-                over = 0
-                for delta, sources in groups:
-                    over |= (enemy >> delta if delta > 0 else enemy << -delta) & sources
-                for sq in _squares(landing & over):
-                    caps.append(jump_moves[sq])  # type: ignore[arg-type]
-            if not caps or not (self._compulsory or self._must):
-                for d in _FORWARD[side]:
-                    for delta, sources, quiet_moves in _STEP_GROUPS[d]:
-                        moved = men & sources
-                        targets = (moved << delta if delta > 0 else moved >> -delta) & empty
-                        for sq in _squares(targets):
-                            quiets.append(quiet_moves[sq])  # type: ignore[arg-type]
-        kings = _squares(int.from_bytes(raw.translate(_PIECE_BYTES[king]), "little"))
+        kings: list[int] = []
+        for sq, code in enumerate(board):
+            if code == man:
+                for over, land, move in man_jumps[sq]:
+                    if enemy[board[over]] and not board[land]:
+                        caps.append(move)
+                for to, move in man_steps[sq]:
+                    if not board[to]:
+                        quiets.append(move)
+            elif code == king:
+                kings.append(sq)
         for sq in kings:
             options = self._options(sq, king)
             if options:
@@ -898,6 +820,25 @@ class Draughts(Game[DraughtsMove]):
         return _parse(text, numbered=self.options["variant"] == "english")
 
     # ------------------------------------------------------------------ explanations
+    def expectation(self) -> str:
+        """A chain under way ('White's capture chain must go on from e5'), a forced capture,
+        a huff that may be taken; '' otherwise."""
+        if self._result is not None:
+            return ""
+        name = self.player_names[self._turn]
+        jumps = [str(m) for m in self._moves() if m.kind == JUMP]
+        if self._chain >= 0:
+            at = CELLS[self._chain]
+            if self._compulsory:
+                return f"{name}'s capture chain must go on from {at} ({', '.join(jumps)})"
+            return f"{name}'s capture chain may go on from {at} ({', '.join(jumps)}) or stop"
+        if jumps and (self._compulsory or self._must):
+            return f"{name} must capture: {', '.join(jumps)}"
+        if self._huff:
+            targets = ", ".join(CELLS[s] for s in self._huff)
+            return f"{name} to move; may first huff {targets} (a capture was missed)"
+        return ""
+
     def _explain(self, move: DraughtsMove) -> str:
         board = self._board
         me = self._turn

@@ -397,7 +397,7 @@ class Morris(Game[MorrisMove]):
         quiet = self._quiet
         # A position can only recur after 4 plies without a placement or removal, so its
         # third occurrence needs at least 8: skip the history scan before that.
-        if quiet >= 8 and self._threefold and self._seen(self._position_key()) >= 2:
+        if quiet >= 8 and self._threefold and self._seen(self._position_key(), quiet) >= 2:
             self._result = Outcome(None, Reason.THREEFOLD_REPETITION)
         elif self._quiet_limit and quiet >= self._quiet_limit:
             self._result = Outcome(None, Reason.NO_REMOVAL)
@@ -427,6 +427,22 @@ class Morris(Game[MorrisMove]):
         raise ValueError(
             f"{text!r} is not morris notation: place 'd2', slide or fly 'a1-a4', remove 'xg7'"
         )
+
+    def expectation(self) -> str:
+        """After a mill: 'White formed a mill: remove a black man (not one in a mill)'."""
+        if not self._pending or self._result is not None:
+            return ""
+        me = self._turn
+        other = NAMES[me ^ 1].lower()
+        theirs = self._men[me ^ 1]
+        count = "a" if self._pending == 1 else "two"
+        men = "man" if self._pending == 1 else "men"
+        rule = ""
+        if self._removable(me ^ 1) != theirs:
+            rule = " (not one in a mill)"
+        elif any(theirs & m == m for m in MILL_MASKS):
+            rule = " (all are in mills: any of them)"
+        return f"{NAMES[me]} formed a mill: remove {count} {other} {men}{rule}"
 
     def _explain(self, move: MorrisMove) -> str:
         me = self._turn

@@ -313,6 +313,10 @@ class Quixo(Game[QuixoMove]):
         self.player = seat
         self.result = Outcome(None, Reason.BLOCKED)
 
+    def resignation(self, player: int) -> Outcome:
+        """The other team (or player) wins; with four players both partners resign."""
+        return self._team_outcome(player + 1, Reason.RESIGNATION)
+
     def _team_outcome(self, seat: int, reason: Reason) -> Outcome:
         players = self.num_players
         team = seat % 2

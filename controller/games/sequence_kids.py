@@ -342,6 +342,11 @@ class SequenceKids(Game[SequenceMove]):
     )
 
     # ------------------------------------------------------------------ setup
+    def resignation(self, player: int) -> Outcome:
+        """Every player of another colour wins: the other team, or each other player."""
+        winners = tuple(q for q, c in enumerate(self._colour) if c != self._colour[player])
+        return Outcome(winners[0], Reason.RESIGNATION, winners)
+
     def _setup(self) -> None:
         o = self.options
         n: int = o["players"]

@@ -112,7 +112,7 @@ def test_sigkill_mid_game_then_restart_resumes_position_clocks_and_history(
     proc = start(tmp_path, "wait 0.5\ng7\nwait 30\n", env=env)
     try:
         ready = messages(sock, b"READY=1")
-        assert ready[-1] == b"READY=1\nSTATUS=morris: Black to move"
+        assert ready[-1].startswith(b"READY=1\nSTATUS=morris: Black to move, White 5:0")
         wait_for(lambda: len([e for e in current(tmp_path) if e["type"] == "action"]) == 4)
         up_after = time.monotonic() - up_since
         proc.send_signal(signal.SIGTERM)

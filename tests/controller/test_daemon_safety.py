@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -133,24 +134,32 @@ def test_new_with_a_game_the_board_cannot_run_is_refused_before_anything_is_writ
     tmp_path: Path,
 ) -> None:
     unfinished(tmp_path, "morris", "d2")
-    # The configured game is draughts, but the unfinished morris game resumes first.
-    config = load_config(None, {"TAVOLA_GAME": "draughts"},
-                         {"journal.directory": str(tmp_path / "state"), "leds": "none"})
-    daemon = Daemon(config, env={})
     before = (tmp_path / "state" / "current.jsonl").read_bytes()
-
-    async def scenario() -> int:
-        task = asyncio.create_task(daemon.run())
-        while not daemon.ready:
-            await asyncio.sleep(0.01)
-        assert daemon.session.game.name == "morris"
-        daemon.console_line("new")
-        assert daemon.session.game.name == "morris"  # refused
-        daemon.console_line("quit")
-        return await task
-
-    assert asyncio.run(scenario()) == 0
-    assert any("Cannot start draughts on this board" in line for line in daemon._log_tail)
+    # The configured game is draughts, but the unfinished morris game resumes first.
+    proc = subprocess.Popen(
+        [*TAVOLA, "run", "--journal", str(tmp_path / "state"), "--leds", "none",
+         "--console", "on"], env={**os.environ, "TAVOLA_GAME": "draughts"},
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    guard = threading.Timer(30, proc.kill)  # a daemon that never answers fails, not hangs
+    guard.start()
+    try:
+        assert proc.stdin is not None and proc.stderr is not None
+        said: list[str] = []
+        for line in proc.stderr:
+            said.append(line)
+            if "Type sensor events" in line:
+                proc.stdin.write("new\n")
+                proc.stdin.flush()
+            if "Cannot start draughts" in line:
+                proc.stdin.write("quit\n")
+                proc.stdin.flush()
+        assert proc.wait(20) == 0, "".join(said)
+    finally:
+        guard.cancel()
+        proc.kill()
+    (refusal,) = [line for line in said if "Cannot start draughts on this board" in line]
+    assert "tavola run --game draughts" in refusal
+    assert "Traceback" not in "".join(said)
     after = (tmp_path / "state" / "current.jsonl").read_bytes()
     assert after.startswith(before)  # nothing filed, no draughts header
     assert b'"draughts"' not in after and Journal(tmp_path / "state").records() == []

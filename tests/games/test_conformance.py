@@ -48,7 +48,7 @@ def test_every_game_imports() -> None:
 def _check_move_type(move: Any) -> None:
     """A move is a small frozen dataclass whose repr pastes back (in its module)."""
     assert dataclasses.is_dataclass(move) and not isinstance(move, type)
-    assert type(move).__dataclass_params__.frozen
+    assert vars(type(move))["__dataclass_params__"].frozen
     namespace = vars(sys.modules[type(move).__module__])
     assert eval(repr(move), dict(namespace)) == move, repr(move)
 
