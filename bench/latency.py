@@ -8,10 +8,11 @@ not included (they are the daemon's, and fsync time is the disk's); ``Session.pr
 (the next position's expectations, which the daemon computes after showing the frame,
 before the next reading) is timed separately.
 
-A reading that could still be on its way to another action (a man with a second target,
-half a Quixo push) is confirmed only after the settle time, by a later tick: for those the
-timed call is that tick, and the count is printed (their real latency is the settle time
-by design, 0.3 s by default).
+Every action is confirmed only once its reading has held for the settle time (a piece
+slid across the board rests on free cells on its way), by a later tick: for those the timed
+call is that tick, and the count is printed (their real latency is the settle time by
+design, 0.3 s by default, plus up to one 0.05 s tick; ``bench/inference.py`` measures it
+under noisy hands).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def measure(name: str, moves: int, seed: int = 0) -> dict[str, Any]:
                 fx = session.tick(now, now)
                 elapsed = time.perf_counter() - start
             if isinstance(session.result, Ambiguous):
-                session.command(str(move), now, now)  # the player says which
+                fx = session.command(str(move), now, now)  # the player says which
             assert fx.frame is not None, f"{name}: no frame for {move}"
             confirm.append(elapsed)
             start = time.perf_counter()

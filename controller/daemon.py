@@ -252,14 +252,18 @@ class Daemon:
             sensing = asyncio.create_task(self._sense())
             ticking = asyncio.create_task(self._tick(sensing))
             stop = asyncio.create_task(self.stopping.wait())
-            await asyncio.wait({sensing, stop}, return_when=asyncio.FIRST_COMPLETED)
-            if sensing.done():
-                status = 1
-                error = None if sensing.cancelled() else sensing.exception()
-                why = f"{type(error).__name__}: {error}" if error else "the sensor stopped"
-                log.error("sensing stopped (%s); exiting so that the service restarts",
-                          why, exc_info=error)
-                print(f"tavola: sensing stopped ({why}); the game is kept", file=sys.stderr)
+            await asyncio.wait({sensing, ticking, stop}, return_when=asyncio.FIRST_COMPLETED)
+            # Sensing and the tick (clocks, timers, the watchdog) must both live; if either
+            # ends, say why and exit 1 so that systemd restarts the daemon.
+            for vital, what in ((sensing, "sensing"), (ticking, "the periodic tick")):
+                if vital.done() and not self.stopping.is_set():
+                    status = 1
+                    error = None if vital.cancelled() else vital.exception()
+                    why = f"{type(error).__name__}: {error}" if error else "it ended"
+                    log.error("%s stopped (%s); exiting so that the service restarts",
+                              what, why, exc_info=error)
+                    print(f"tavola: {what} stopped ({why}); the game is kept",
+                          file=sys.stderr)
             for task in (sensing, ticking, stop):
                 task.cancel()
             for task in (sensing, ticking, stop):
@@ -406,7 +410,7 @@ class Daemon:
             elif word == "play" and rest:
                 self._apply(self.session.command(rest, now, wall))
             elif hasattr(self.sensor, "type_line"):
-                reply = self.sensor.type_line(text)
+                reply = self.sensor.type_line(self.session.complete_sim_move(text))
                 if reply.startswith("error:"):  # perhaps a move in the game's notation
                     reply = self._play_on_board(text) or reply
                 if reply:
@@ -459,6 +463,8 @@ class Daemon:
             self.leds.show(fx.frame)
         if fx.status is not None:
             self.notifier.status(fx.status)
+        if fx.resync:
+            self.sensor.request_snapshot()
         for line in fx.log:
             self._say(line)
         if fx.frame is not None or fx.log or fx.status is not None:

@@ -1,33 +1,52 @@
 """From a sensed board to a game action: match, do not interpret.
 
 For the position in play, :class:`Expectations` lists what the board should read after
-every legal action (as a *change* from the current position: cell -> new reading). A
-settled reading is then classified by :class:`Inference`:
+every legal action (as a *change* from the current position: cell -> new reading), and
+after every run of actions one player makes in a row (a mill and its removal, the jumps of
+a capture chain). A reading is then *explained* in one of three ways:
 
-- **Accepted**: it equals the change of exactly one legal action. If the reading could
-  still be on its way to another action (the moved piece has other legal targets: a king
-  sliding across the board, a piece dragged over a neighbouring cell; or another action
-  changes these cells and more: half a Quixo push), it must first stay unchanged for
-  ``settle`` seconds.
-- **Ambiguous**: several legal actions produce that reading and leave different positions
-  (the LEDs show the candidates and the player resolves it at the console). Actions that
-  leave the very same position (a blank Quixo cube pushed along blanks) count as one.
-- **Pending**: a known intermediate: every changed cell agrees with some legal action's
-  change (a piece lifted, a captured piece removed first). ``targets`` are where the lifted
-  pieces may go. No change at all is Pending too, with nothing lifted.
-- **Takeback**: it equals an earlier position of this game (the last actions undone).
-- **Mismatch**: anything else, once it has lasted ``grace`` seconds (a hand adjusting pieces
-  is not an error); ``cells`` are the cells that differ from the position in play.
+- a **new action** (or run of actions) of the player to move;
+- a **takeback** of the last 1-8 actions (the board shows an earlier position);
+- an **amendment**: the last actions of the player who moved last, replaced by others
+  while the next player has not acted yet (a piece set one cell off and moved on).
+
+The explanation with the fewest actions wins: a new action counts its actions, a takeback
+the actions it undoes, an amendment the actions it undoes plus those it plays. A new action
+of the player to move is looked for first and an amendment only when nothing cheaper
+explains the board, so a piece the opponent just placed and the player to move now moves
+is that player's move. Two explanations of different kinds at the same cost are
+**Ambiguous**: the board cannot tell, the LEDs show it and the player resolves it at the
+console (typing the move, or ``undo``); nothing is ever chosen silently.
+
+An explanation is confirmed only once the reading has been unchanged for ``settle``
+seconds: a piece slid across the board rests on free cells on its way, a finger brushes a
+neighbour, a reed switch drops out under a resting piece. Where a piece is off the board and
+could still be in a hand (a takeback that lifted a piece, a captured man lifted before the
+jump), the reading must hold for :data:`LIFT_HOLD` instead. Until then it is:
+
+- **Pending**: a known intermediate (a piece lifted, a captured piece removed first, half a
+  push) with ``targets`` where the lifted pieces may go; or no change at all; or a reading
+  not understood yet, inside the ``grace`` time (a hand adjusting pieces is not an error).
+- **Mismatch**: anything else, once it has lasted ``grace`` seconds; ``cells`` are the cells
+  that differ from the position in play.
+
+Captured pieces may stay on the board until the capture chain ends (the FMJD practice):
+a jump whose only difference from the reading is its captured pieces still standing is
+accepted, and those pieces are then ignored until they are lifted (``leftovers``).
 
 Actions that change nothing on the board (stopping a draughts chain early, declining
 Quinque's second action) cannot be sensed; they are taken implicitly when the next sensed
-change is an action that may follow them. Time is passed in; nothing here reads a clock.
+change is an action that may follow them. Actions that leave the very same position (a
+blank Quixo cube pushed along blanks) count as one; the one recorded is the one whose
+origin the sensor saw lifted first, the push the player made. Time is passed in; nothing
+here reads a clock.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -35,15 +54,30 @@ from typing import Any
 from tavola.games import Capability, Game
 
 Change = frozenset[tuple[str, str]]  # (cell, new reading) pairs
+Seq = tuple[Any, ...]  # actions played in a row
 MAX_TAKEBACK = 8  # actions: about two whole turns of a compound game
+LIFT_HOLD = 1.0  # seconds a piece must stay off before it counts as taken off for good
+MAX_RUN = 6  # actions one player makes in a row that are matched as one reading
+RUN_STARTS = 12  # more turn-keeping actions than this (Quinque): runs are not expanded
+_NOTATION_CELL = re.compile(r"[a-z][0-9]+|-?[0-9]+,-?[0-9]+")
 
 
 @dataclass(frozen=True)
 class Accepted:
     """Play these actions (usually one; a silent action may come first)."""
 
-    moves: tuple[Any, ...]
+    moves: Seq
     cells: frozenset[str]  # the cells that changed
+    leftovers: frozenset[str] = frozenset()  # captured pieces still standing
+
+
+@dataclass(frozen=True)
+class Amended:
+    """Replace the last ``replaced`` actions (the last mover's) by ``moves``."""
+
+    replaced: int
+    moves: Seq
+    cells: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -68,22 +102,33 @@ class Pending:
 
 @dataclass(frozen=True)
 class Ambiguous:
-    candidates: tuple[tuple[Any, ...], ...]
+    """Several explanations of the reading at the same cost: the player says which.
+
+    ``candidates`` are new action runs; ``takeback`` > 0 means undoing that many actions
+    explains it as well.
+    """
+
+    candidates: tuple[Seq, ...]
     cells: frozenset[str]
+    takeback: int = 0
 
 
 @dataclass(frozen=True)
 class Takeback:
-    plies: int  # how many actions to undo
+    """The board shows an earlier position: undo the last ``plies`` actions."""
+
+    plies: int
 
 
 @dataclass(frozen=True)
 class Mismatch:
+    """A reading no legal or earlier position explains, held past the grace time."""
+
     cells: frozenset[str]  # where the board differs from the position in play
     since: float
 
 
-Result = Accepted | Pending | Ambiguous | Takeback | Mismatch
+Result = Accepted | Amended | Pending | Ambiguous | Takeback | Mismatch
 
 
 _RANKED = {"WK": "W", "BK": "B"}  # a draughts king's token -> its colour
@@ -103,12 +148,12 @@ def change_between(before: Mapping[str, str], after: Mapping[str, str]) -> Chang
 
 @dataclass
 class Expectations:
-    """What the board should read after each legal action of one position."""
+    """What the board should read after each legal action (or run) of one position."""
 
     current: dict[str, str]
-    by_change: dict[Change, list[tuple[Any, ...]]]
-    vacates: dict[tuple[Any, ...], frozenset[str]]
+    by_change: dict[Change, list[Seq]]
     earlier: list[dict[str, str]] = field(default_factory=list)  # 1, 2, ... actions back
+    equivalent: dict[Seq, list[Seq]] = field(default_factory=dict)  # same position
 
     @cached_property
     def touched(self) -> frozenset[str]:
@@ -124,34 +169,35 @@ class Expectations:
                 v in _RANKED for change in self.by_change for _, v in change):
             return self
         current = _unranked(self.current)
-        by_change: dict[Change, list[tuple[Any, ...]]] = {}
+        by_change: dict[Change, list[Seq]] = {}
         for change, seqs in self.by_change.items():
             seen = frozenset((c, _RANKED.get(v, v)) for c, v in change
                              if _RANKED.get(v, v) != current.get(c, ""))
             if seen:
                 by_change.setdefault(seen, []).extend(seqs)
-        return Expectations(current, by_change, self.vacates,
-                            [_unranked(e) for e in self.earlier])
+        return Expectations(current, by_change, [_unranked(e) for e in self.earlier],
+                            self.equivalent)
 
     @classmethod
     def of(cls, game: Game[Any], capability: Capability) -> Expectations:
+        """The expectations of ``game``'s position (the game is left as it was)."""
         current = game.view(capability)
-        by_change: dict[Change, list[tuple[Any, ...]]] = {}
-        vacates: dict[tuple[Any, ...], frozenset[str]] = {}
+        by_change: dict[Change, list[Seq]] = {}
 
-        def add(seq: tuple[Any, ...], after: dict[str, str]) -> None:
+        def add(seq: Seq, after: dict[str, str]) -> None:
             change = change_between(current, after)
-            if not change:
-                return
-            by_change.setdefault(change, []).append(seq)
-            vacates[seq] = frozenset(c for c, v in change if not v)
+            if change:
+                by_change.setdefault(change, []).append(seq)
 
         player = game.current_player
+        runs: list[Seq] = []  # first actions after which the same player acts again
         for move in game.legal_moves():
             game.push(move)
             after = game.view(capability)
             if after != current or game.outcome() is not None:
                 add((move,), after)
+                if game.outcome() is None and game.current_player == player:
+                    runs.append((move,))
             elif game.current_player != player:
                 # A silent action that ends the turn: the next player's actions follow it.
                 for nxt in game.legal_moves():
@@ -159,33 +205,69 @@ class Expectations:
                     add((move, nxt), game.view(capability))
                     game.undo()
             game.undo()
+        if len(runs) <= RUN_STARTS:
+            for run in runs:
+                game.push(run[0])
+                _extend_run(game, capability, run, player, add)
+                game.undo()
+        equivalent: dict[Seq, list[Seq]] = {}
         for change, seqs in by_change.items():
             if len(seqs) > 1:
-                by_change[change] = _distinct_outcomes(game, seqs)
+                by_change[change] = _distinct_outcomes(game, seqs, equivalent)
         earlier: list[dict[str, str]] = []
         probe = game.copy()  # undoing the live game would also lift an adjudication
         for _ in range(min(MAX_TAKEBACK, len(game.history))):
             probe.undo()
             earlier.append(probe.view(capability))
-        return cls(current, by_change, vacates, earlier)
+        return cls(current, by_change, earlier, equivalent)
 
 
-def _distinct_outcomes(game: Game[Any], seqs: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """One action sequence per distinct resulting position.
+def _extend_run(game: Game[Any], capability: Capability, run: Seq, player: int,
+                add: Callable[[Seq, dict[str, str]], None]) -> None:
+    """Add every longer run of visible actions by ``player``; ``game`` stands after ``run``."""
+    if len(run) >= MAX_RUN:
+        return
+    before = game.view(capability)
+    for move in game.legal_moves():
+        game.push(move)
+        after = game.view(capability)
+        if after != before:
+            seq = (*run, move)
+            add(seq, after)
+            if game.outcome() is None and game.current_player == player:
+                _extend_run(game, capability, seq, player, add)
+        game.undo()
 
-    Different actions can leave the very same position: pushing a blank Quixo cube along a
-    line of blanks looks, and is, the same whichever blank was taken. The board cannot tell
-    them apart and the game does not need to: the first is taken.
-    """
-    seen: dict[str, tuple[Any, ...]] = {}
+
+def _distinct_outcomes(
+    game: Game[Any], seqs: list[Seq], equivalent: dict[Seq, list[Seq]]
+) -> list[Seq]:
+    """One action sequence per distinct resulting position; the others that lead to the
+    same position are kept in ``equivalent`` under the first."""
+    seen: dict[str, Seq] = {}
     for seq in seqs:
         for move in seq:
             game.push(move)
         key = json.dumps(game.to_dict()["state"], sort_keys=True, default=str)
         for _ in seq:
             game.undo()
-        seen.setdefault(key, seq)
+        first = seen.setdefault(key, seq)
+        equivalent.setdefault(first, []).append(seq)
     return list(seen.values())
+
+
+def _origin(seq: Seq) -> str | None:
+    """The cell a run of actions starts from: the first cell its notation names."""
+    m = _NOTATION_CELL.search(str(seq[0]))
+    return m[0] if m else None
+
+
+@dataclass(frozen=True)
+class _Explanation:
+    kind: str  # "new", "takeback", "amend"
+    cost: int
+    seqs: tuple[Seq, ...] = ()
+    plies: int = 0  # takeback: actions undone; amend: actions replaced
 
 
 SETTLE_SECONDS = 0.3  # the default settle time ([inference] settle)
@@ -193,7 +275,7 @@ GRACE_SECONDS = 3.0  # the default grace time before a mismatch ([inference] gra
 
 
 class Inference:
-    """Classifies settled readings for one game; keeps the timers for settle and grace."""
+    """Explains settled readings for one game; keeps the timers for settle and grace."""
 
     def __init__(
         self,
@@ -207,24 +289,38 @@ class Inference:
         self.ignore = ignore  # sensed names that are not board cells (tray slots)
         self.settle = settle
         self.grace = grace
+        self.leftovers: dict[str, str] = {}  # captured pieces still standing: cell -> reading
         self._expect: Expectations | None = None
-        self._expect_ply: int | None = None
+        self._expect_key: tuple[int, str] | None = None
+        self._bases: dict[int, Expectations] = {}
         self._reading: dict[str, str] | None = None
         self._uncertain: frozenset[str] = frozenset()
         self._since = 0.0  # when the current reading was first seen
+        self._lifted_at: dict[str, float] = {}  # cells seen empty since the position changed
+        # The one new action the reading explained, and the one the reading before did: a
+        # next reading that is a legal reply to it confirms it before it settled.
+        self._candidate: Seq | None = None
+        self._previous: Seq | None = None
+        self._rankless = False  # the reading shows no draughts kings (a colour camera)
 
     def expectations(self, game: Game[Any]) -> Expectations:
         """The expectations of the game's position (cached until the game changes)."""
-        key = len(game.history)
-        if self._expect is None or self._expect_ply != key:
+        key = (len(game.history), str(game.history[-1]) if game.history else "")
+        if self._expect is None or self._expect_key != key:
             self._expect = Expectations.of(game, self.capability)
-            self._expect_ply = key
+            self._expect_key = key
+            self._bases = {}
+            self._lifted_at = {}
+            self._candidate = self._previous = None  # they were actions of another position
         return self._expect
 
     def reset(self) -> None:
         """Forget the cached position (call after the game changed other than by apply)."""
+        self._candidate = self._previous = None
         self._expect = None
-        self._expect_ply = None
+        self._expect_key = None
+        self._bases = {}
+        self.leftovers = {}
 
     def update(
         self,
@@ -232,62 +328,148 @@ class Inference:
         cells: Mapping[str, str] | None,
         now: float,
         uncertain: frozenset[str] = frozenset(),
+        window: int = 0,
     ) -> Result:
-        """Classify a new settled reading (``cells``), or the last one again (None) as time
-        passes, so a settled action is accepted and a lasting mismatch reported."""
+        """Explain a new settled reading (``cells``), or the last one again (None) as time
+        passes, so a settled action is accepted and a lasting mismatch reported. The last
+        ``window`` actions (the last mover's, the next player has not acted) may be
+        amended."""
         if cells is not None:
             reading = dict(cells)
             if reading != self._reading or uncertain != self._uncertain:
                 self._reading, self._uncertain, self._since = reading, uncertain, now
+                self._previous, self._candidate = self._candidate, None
         if self._reading is None:
             return Pending()
-        return self._classify(game, self._reading, self._uncertain, now)
+        return self._classify(game, self._reading, self._uncertain, now, window)
 
-    def _classify(
-        self, game: Game[Any], reading: dict[str, str], uncertain: frozenset[str], now: float
-    ) -> Result:
-        expect = self.expectations(game)
-        if not any(v in _RANKED for v in reading.values()):
-            expect = expect.rankless  # a sensor that reads no kings (the camera)
-        # The game's cells, any cell a legal action would fill (Quinque's cluster grows),
-        # and any piece seen elsewhere; not the layout's extra sensors (a reserve tray).
+    # ------------------------------------------------------------- the reading
+    def _seen(self, expect: Expectations) -> Expectations:
+        """The expectations as this reading can show them: without kings when the sensor
+        reads no kings (the camera)."""
+        return expect.rankless if self._rankless else expect
+
+    def _sensed(self, expect: Expectations, reading: dict[str, str]) -> dict[str, str]:
+        """The reading of the game's cells, with captured pieces still standing masked.
+
+        The game's cells, any cell a legal action would fill (Quinque's cluster grows), and
+        any piece seen elsewhere; not the layout's extra sensors (a reserve tray)."""
         sensed = {
             c: v for c, v in reading.items()
             if c not in self.ignore and (v or c in expect.current or c in expect.touched)
         }
         for cell in expect.current:
             sensed.setdefault(cell, "")
+        for cell, value in list(self.leftovers.items()):
+            if sensed.get(cell) == value:
+                sensed[cell] = expect.current.get(cell, "")
+            elif not sensed.get(cell):
+                del self.leftovers[cell]  # lifted at last
+        return sensed
+
+    def _classify(
+        self, game: Game[Any], reading: dict[str, str], uncertain: frozenset[str], now: float,
+        window: int,
+    ) -> Result:
+        self._rankless = not any(v in _RANKED for v in reading.values())
+        expect = self._seen(self.expectations(game))
+        sensed = self._sensed(expect, reading)
         change = change_between(expect.current, sensed)
         changed = frozenset(c for c, _ in change)
+        for cell, value in change:
+            if not value:
+                self._lifted_at.setdefault(cell, now)
         if not changed - uncertain:
             return Pending()
+        stable = now - self._since
 
-        matches = self._matching(expect, change, uncertain)
-        if len(matches) > 1:  # the fewest actions explain it best: a move, not a silent
-            shortest = min(len(seq) for seq in matches)  # action and then the reply
-            matches = [seq for seq in matches if len(seq) == shortest]
-        if len(matches) == 1:
-            seq = matches[0]
-            if self._could_go_on(expect, seq, change) and now - self._since < self.settle:
-                return self._intermediate(expect, change, changed) or Pending(changed=changed)
-            return Accepted(seq, changed)
-        if len(matches) > 1:
-            return Ambiguous(tuple(matches), changed)
-
+        found: list[_Explanation] = []
+        new = self._matching(expect, change, uncertain)
+        leftovers: frozenset[str] = frozenset()
+        if not new:
+            new, leftovers = self._with_leftovers(expect, change, sensed)
+        if new:
+            shortest = min(len(seq) for seq in new)  # a move, not a silent action and a reply
+            found.append(_Explanation("new", shortest,
+                                      tuple(s for s in new if len(s) == shortest)))
         for plies, earlier in enumerate(expect.earlier, 1):
             if change_between(earlier, sensed) <= {(c, sensed[c]) for c in uncertain}:
-                return Takeback(plies)
+                found.append(_Explanation("takeback", plies, plies=plies))
+                break
+        if window and min((e.cost for e in found), default=99) > 1:
+            found += self._amendments(game, sensed, window)
+        if not found:
+            if self._previous is not None:
+                overtaken = self._overtaken(game, expect, sensed, self._previous)
+                if overtaken is not None:
+                    return overtaken
+            return self._unexplained(expect, change, changed, now, window, game, sensed)
 
+        cost = min(e.cost for e in found)
+        best = [e for e in found if e.cost == cost]
+        lifted = frozenset(c for c, v in change if not v)
+        off = len(lifted) > sum(1 for _, v in change if v)  # fewer pieces on the board
+        hold = self.settle
+        if off and best[0].kind != "new":
+            hold = max(self.settle, LIFT_HOLD)  # the piece may still be in a hand
+        chosen = best[0]
+        if len(best) == 1 and chosen.kind == "new" and len(chosen.seqs) == 1 and not leftovers:
+            self._candidate = self._as_played(expect, chosen.seqs[0])
+        if stable < hold:
+            return self._intermediate(expect, change, changed) or Pending(changed=changed)
+        if len(best) > 1 or (best[0].kind == "new" and len(best[0].seqs) > 1):
+            news = tuple(s for e in best if e.kind == "new" for s in e.seqs)
+            back = next((e.plies for e in best if e.kind == "takeback"), 0)
+            return Ambiguous(news, changed, back)
+        if chosen.kind == "takeback":
+            return Takeback(chosen.plies)
+        if chosen.kind == "amend":
+            return Amended(chosen.plies, chosen.seqs[0], changed)
+        seq = self._as_played(expect, chosen.seqs[0])
+        if leftovers:
+            self.leftovers.update({c: reading.get(c, "") for c in leftovers})
+        return Accepted(seq, changed, leftovers)
+
+    def _overtaken(self, game: Game[Any], expect: Expectations, sensed: dict[str, str],
+                   previous: Seq) -> Accepted | None:
+        """The previous reading's action, if this reading is a legal reply to it: the
+        next player acted before it had settled (two placements in quick succession)."""
+        self._previous = None
+        probe = game.copy()
+        for move in previous:
+            probe.push(move)
+        if probe.outcome() is not None or probe.current_player == game.current_player:
+            return None
+        after = self._seen(Expectations.of(probe, self.capability))
+        reply = after.by_change.get(change_between(after.current, self._sensed(after, sensed)))
+        if not reply or len(reply) != 1:
+            return None
+        cells = frozenset(c for c, _ in change_between(expect.current, after.current))
+        return Accepted(previous, cells)
+
+    def _unexplained(
+        self, expect: Expectations, change: Change, changed: frozenset[str], now: float,
+        window: int, game: Game[Any], sensed: dict[str, str],
+    ) -> Result:
         on_the_way = self._intermediate(expect, change, changed)
         if on_the_way is not None:
             return on_the_way
+        for k in range(1, window + 1):  # a piece lifted to be set down elsewhere
+            base = self._base(game, k)
+            if base is None:
+                break
+            base_change = change_between(base.current, self._sensed(base, sensed))
+            if base_change and self._intermediate(
+                    base, base_change, frozenset(c for c, _ in base_change)) is not None:
+                lifted = frozenset(c for c, v in change if not v)
+                return Pending(lifted, frozenset(), changed)
         if now - self._since < self.grace:
             return Pending(changed=changed, known=False)
         return Mismatch(changed, self._since)
 
+    # ------------------------------------------------------------- explanations
     @staticmethod
-    def _matching(expect: Expectations, change: Change, uncertain: frozenset[str]) -> list[
-            tuple[Any, ...]]:
+    def _matching(expect: Expectations, change: Change, uncertain: frozenset[str]) -> list[Seq]:
         exact = expect.by_change.get(change)
         if exact:
             return list(exact)
@@ -295,26 +477,92 @@ class Inference:
             return []
         # A doubtful cell may read anything: prefer the legal positions that agree elsewhere.
         certain = frozenset(item for item in change if item[0] not in uncertain)
-        found: list[tuple[Any, ...]] = []
+        found: list[Seq] = []
         for candidate, seqs in expect.by_change.items():
             if frozenset(i for i in candidate if i[0] not in uncertain) == certain:
                 found += seqs
         return found
 
     @staticmethod
-    def _could_go_on(expect: Expectations, seq: tuple[Any, ...], change: Change) -> bool:
-        """Whether the reading may be a step on the way to another legal action.
+    def _with_leftovers(expect: Expectations, change: Change, sensed: Mapping[str, str]) -> (
+            tuple[list[Seq], frozenset[str]]):
+        """Captures whose jumped pieces still stand: one piece arrived where the run puts
+        it, and every other difference is a captured piece not lifted yet."""
+        arrivals = [c for c, v in change if v and not expect.current.get(c)]
+        if len(arrivals) != 1:
+            return [], frozenset()
+        found: list[tuple[list[Seq], frozenset[str]]] = []
+        for candidate, seqs in expect.by_change.items():
+            if not change <= candidate:
+                continue
+            rest = candidate - change
+            if rest and all(not v and sensed.get(c) == expect.current.get(c) for c, v in rest):
+                # A jump: the mover's origin (the first cell its notation names) is empty,
+                # only captured pieces still stand.
+                standing = frozenset(c for c, _ in rest)
+                origins = {_origin(seq) for seq in seqs}
+                if origins.isdisjoint(standing) and None not in origins:
+                    found.append((seqs, standing))
+        if len(found) != 1:  # none, or several: wait for the pieces to be lifted
+            return [], frozenset()
+        return found[0]
 
-        Either the moved piece has another legal destination (a king sliding on, a man
-        dragged over a square), or another action changes these cells and more (half of a
-        Quixo push read before the rest of the row has settled).
-        """
-        vacated = expect.vacates.get(seq, frozenset())
-        if vacated and any(
-            other != seq and expect.vacates[other] == vacated for other in expect.vacates
-        ):
-            return True
-        return any(change < other for other in expect.by_change)
+    def _base(self, game: Game[Any], k: int) -> Expectations | None:
+        """The expectations of the position ``k`` actions back (for amendments)."""
+        if k > len(game.history):
+            return None
+        if k not in self._bases:
+            probe = game.copy()
+            for _ in range(k):
+                probe.undo()
+            self._bases[k] = Expectations.of(probe, self.capability)
+        return self._seen(self._bases[k])
+
+    def _amendments(self, game: Game[Any], sensed: dict[str, str], window: int) -> (
+            list[_Explanation]):
+        expect = self._seen(self.expectations(game))
+        found = []
+        for k in range(1, window + 1):
+            base = self._base(game, k)
+            if base is None:
+                break
+            undone = tuple(game.history[-k:])
+            change = change_between(base.current, self._sensed(base, sensed))
+            seqs = [s for s in base.by_change.get(change, []) if s != undone]
+            emptied = {c for c, v in change_between(base.current, expect.current) if not v}
+            arriving = {c for c, v in change_between(expect.current, sensed) if v}
+            if seqs and arriving <= emptied and self._movable_lifted(expect, sensed):
+                # Pieces appear only where the replaced actions took some off, and a piece
+                # the player to move may move is off its cell: that player is on the way
+                # (set down one cell off for a moment), not the last mover swapping a removal.
+                seqs = []
+            if seqs:
+                shortest = min(len(s) for s in seqs)
+                found.append(_Explanation("amend", k + shortest,
+                                          tuple(s for s in seqs if len(s) == shortest), k))
+        return found
+
+    @staticmethod
+    def _movable_lifted(expect: Expectations, sensed: dict[str, str]) -> bool:
+        """Whether a piece the player to move may move on its own is off its cell."""
+        lifted = {c for c, v in change_between(expect.current, sensed) if not v}
+        return any(
+            not v and c in lifted and any(len(seq) == 1 for seq in seqs)
+            for change, seqs in expect.by_change.items() for c, v in change
+            if any(w for _, w in change))  # a move: something arrives too
+
+    def _as_played(self, expect: Expectations, seq: Seq) -> Seq:
+        """Of actions that leave the same position, the one whose origin was lifted first."""
+        options = expect.equivalent.get(seq)
+        if not options or len(options) == 1:
+            return seq
+
+        def lifted_first(option: Seq) -> tuple[float, ...]:
+            # The cells the notation names (origin first), by when they were seen lifted.
+            named = _NOTATION_CELL.findall(str(option[-1]))
+            return tuple(self._lifted_at.get(c, float("inf")) for c in named)
+
+        return min(options, key=lifted_first)
 
     @staticmethod
     def _intermediate(expect: Expectations, change: Change, changed: frozenset[str]) -> (

@@ -7,6 +7,8 @@ A game's record is a :class:`StartEntry` (line 1) and then, one per line, what h
 - :class:`IllegalEntry`: an illegal position as ``sensed`` (cell -> reading) and why;
   nothing is replayed from it;
 - :class:`UndoEntry`: a takeback of ``move``, the last action;
+- :class:`AmendEntry`: the last mover's last actions ``replaced`` by ``moves`` (a piece set
+  one cell off and moved on before the next player acted);
 - :class:`ClockEntry`: a checkpoint of the clock state, at least every
   :data:`CHECKPOINT_SECONDS` while it runs, so a crash costs at most that much clock time;
 - :class:`TimeoutEntry`: ``player`` ran out of time and :meth:`Game.time_out` was called;
@@ -161,6 +163,35 @@ class UndoEntry:
 
 
 @dataclass(frozen=True)
+class AmendEntry:
+    """A correction on the board: the last actions ``replaced`` (all by ``player``, before
+    the next player acted) are replaced by ``moves``; ``ply`` is the history's length
+    afterwards. Neither a takeback nor an illegal move, but on the record for the arbiter."""
+
+    TYPE: ClassVar[str] = "amend"
+    replaced: tuple[str, ...]
+    moves: tuple[str, ...]
+    player: int
+    ply: int
+    wall: float
+    mono: float
+    clock: Mapping[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of this line."""
+        return {"type": self.TYPE, "replaced": list(self.replaced), "moves": list(self.moves),
+                "player": self.player, "ply": self.ply, "wall": self.wall, "mono": self.mono,
+                "clock": _clock(self.clock)}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> AmendEntry:
+        """The entry from its JSON object."""
+        return cls(tuple(str(m) for m in d["replaced"]), tuple(str(m) for m in d["moves"]),
+                   int(d["player"]), int(d.get("ply", 0)), float(d.get("wall", 0.0)),
+                   float(d.get("mono", 0.0)), _clock(d.get("clock")))
+
+
+@dataclass(frozen=True)
 class ClockEntry:
     """A checkpoint of the clock state (:meth:`Clock.to_dict`)."""
 
@@ -244,11 +275,11 @@ class ResultEntry:
                    float(d.get("mono", 0.0)))
 
 
-Entry = (StartEntry | ActionEntry | IllegalEntry | UndoEntry | ClockEntry | TimeoutEntry
-         | ResultEntry)
+Entry = (StartEntry | ActionEntry | IllegalEntry | UndoEntry | AmendEntry | ClockEntry
+         | TimeoutEntry | ResultEntry)
 ENTRY_TYPES: dict[str, type[Entry]] = {
-    cls.TYPE: cls for cls in (StartEntry, ActionEntry, IllegalEntry, UndoEntry, ClockEntry,
-                              TimeoutEntry, ResultEntry)
+    cls.TYPE: cls for cls in (StartEntry, ActionEntry, IllegalEntry, UndoEntry, AmendEntry,
+                              ClockEntry, TimeoutEntry, ResultEntry)
 }
 
 
@@ -344,6 +375,9 @@ def final_line(entries: Sequence[Entry]) -> list[tuple[int, str]]:
             line.extend((entry.player, m) for m in entry.played)
         elif isinstance(entry, UndoEntry) and line:
             line.pop()
+        elif isinstance(entry, AmendEntry):
+            del line[len(line) - len(entry.replaced):]
+            line.extend((entry.player, m) for m in entry.moves)
     return line
 
 
@@ -404,6 +438,13 @@ def apply_entry(game: Game[Any], entry: Entry) -> None:
             undone = game.undo()
             if str(undone) != move:
                 raise ValueError(f"the last action is {str(undone)!r}, not {move!r}")
+        case AmendEntry(replaced=replaced, moves=moves):
+            for text in reversed(replaced):
+                undone = game.undo()
+                if str(undone) != text:
+                    raise ValueError(f"the action replaced is {str(undone)!r}, not {text!r}")
+            for text in moves:
+                game.apply(game.parse_move(text))
         case TimeoutEntry(player=player, played=played):
             before = len(game.history)
             game.time_out(player)

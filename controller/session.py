@@ -45,6 +45,7 @@ from tavola.inference import (
     SETTLE_SECONDS,
     Accepted,
     Ambiguous,
+    Amended,
     Inference,
     Mismatch,
     Pending,
@@ -54,6 +55,7 @@ from tavola.inference import (
 )
 from tavola.record import (
     ActionEntry,
+    AmendEntry,
     ClockEntry,
     Entry,
     IllegalEntry,
@@ -82,6 +84,9 @@ class Effects:
     status: str | None = None  # one line: sd_notify STATUS, the terminal
     log: tuple[str, ...] = ()  # human-readable events
     finished: Outcome | None = None  # the game ended with this entry: file the record
+    # The reading makes no sense to the game: ask the sensor for a whole fresh reading, in
+    # case the board's copy went wrong (a damaged line, a lost change) rather than a hand.
+    resync: bool = False
 
     def __add__(self, other: Effects) -> Effects:
         return Effects(
@@ -90,6 +95,7 @@ class Effects:
             other.status if other.status is not None else self.status,
             self.log + other.log,
             other.finished or self.finished,
+            self.resync or other.resync,
         )
 
 
@@ -105,6 +111,7 @@ class _Staged:
     mismatch_recorded: bool
     last_clock_write: float | None
     last_frame: Frame | None
+    window: tuple[int, int | None] = (0, None)  # the amendment window and its player
     game: Game[Any] | None = None
 
 
@@ -171,6 +178,10 @@ class Session:
         self._last_frame: Frame | None = None
         self._last_clock_write = last_clock_write
         self._sensed: dict[str, str] | None = None
+        # The amendment window: the last actions, all by one player, that may still be
+        # corrected on the board because the next player has not acted yet.
+        self.window = 0
+        self._window_player: int | None = None
         self.unrecorded: str | None = None  # why the journal cannot be written, if it cannot
         self._staged: _Staged | None = None
         self._hint: tuple[int, frozenset[str]] | None = None  # (ply asked at, cells)
@@ -200,7 +211,7 @@ class Session:
             cells, uncertain = tray_reading(self.game.view("identity"), cells, self.tray,
                                             uncertain)
         self._sensed = dict(cells)
-        result = self.inference.update(self.game, cells, now, uncertain)
+        result = self.inference.update(self.game, cells, now, uncertain, self.window)
         return fx + self._handle(result, now, wall)
 
     def on_fault(self, message: str, now: float) -> Effects:
@@ -216,7 +227,7 @@ class Session:
         fx = Effects()
         if self._sensed is not None and self.disconnected is None:
             before = self.result
-            result = self.inference.update(self.game, None, now)
+            result = self.inference.update(self.game, None, now, window=self.window)
             if result != before:
                 fx += self._handle(result, now, wall)
         if self.clock is not None and self.game.outcome() is None:
@@ -260,9 +271,32 @@ class Session:
         if not game.is_legal(move):
             return Effects(log=(f"Illegal: {game.explain(move)}",))
         fx = self._accept((move,), frozenset(), now, wall)
+        self.window = 0  # typed on purpose: not corrected by the board
         if self._sensed is not None:  # does the board already show it?
-            fx += self._handle(self.inference.update(game, None, now), now, wall)
+            fx += self._handle(self.inference.update(game, None, now, window=self.window),
+                               now, wall)
         return fx
+
+    def complete_sim_move(self, text: str) -> str:
+        """A push typed for the simulator (``a1>e1``), with the piece the rules put in.
+
+        The simulator pushes the cube taken back in as it was; a blank cube taken by a
+        Quixo player comes back with the player's mark, which only the game knows. Any
+        other line is returned as it is.
+        """
+        word = text.strip()
+        if " " in word or ">" not in word:
+            return text
+        try:
+            move = self.game.parse_move(word)
+        except ValueError:
+            return text
+        if self.game.outcome() is not None or not self.game.is_legal(move):
+            return text
+        probe = self.game.copy()
+        probe.apply(move)
+        token = probe.view(self.capability).get(word.split(">")[1].split(":")[0], "")
+        return f"{word} {token}" if token else text
 
     # ----------------------------------------------------------------- recording
     def commit(self) -> None:
@@ -282,6 +316,7 @@ class Session:
         self.last_move = staged.last_move
         self.flags = staged.flags
         self._mismatch_recorded = staged.mismatch_recorded
+        self.window, self._window_player = staged.window
         self._last_clock_write = staged.last_clock_write
         self._last_frame = staged.last_frame
         self.inference.reset()
@@ -305,7 +340,8 @@ class Session:
     def _stage(self) -> None:
         self._staged = _Staged(
             copy.deepcopy(self.clock), self.result, self.last_move, list(self.flags),
-            self._mismatch_recorded, self._last_clock_write, self._last_frame)
+            self._mismatch_recorded, self._last_clock_write, self._last_frame,
+            (self.window, self._window_player))
 
     def _touch_game(self) -> None:
         """The game is about to change: keep a copy to put back (once per input)."""
@@ -363,6 +399,9 @@ class Session:
         if isinstance(result, Accepted):
             self._mismatch_recorded = False
             return self._accept(result.moves, result.cells, now, wall)
+        if isinstance(result, Amended):
+            self._mismatch_recorded = False
+            return self._amend(result, now, wall)
         if isinstance(result, Takeback):
             self._mismatch_recorded = False
             return self._takeback(result.plies, now, wall, sensed=True)
@@ -382,6 +421,10 @@ class Session:
         self._touch_game()
         for move in moves:
             player = game.current_player
+            if player == self._window_player:
+                self.window += 1
+            else:
+                self.window, self._window_player = 1, player
             game.apply(move)
             switched = game.current_player != player or game.outcome() is not None
             clock_state = None
@@ -409,8 +452,45 @@ class Session:
         # Expiries found while switching are reported by the next tick's events anyway.
         self.clock.switch(self.game.current_player, now)
 
+    def _amend(self, result: Amended, now: float, wall: float) -> Effects:
+        """Replace the last mover's last actions by what the board now shows: a piece set
+        one cell off and moved on is a correction, not a takeback and not an illegal move."""
+        game = self.game
+        self._touch_game()
+        player_before = game.current_player
+        replaced = [game.undo() for _ in range(result.replaced)][::-1]
+        player = game.current_player
+        for move in result.moves:
+            game.apply(move)
+        self.window += len(result.moves) - result.replaced
+        clock_state = None
+        if self.clock is not None:
+            if game.outcome() is not None:
+                self.clock.pause(now)
+            elif game.current_player != player_before:
+                self.clock.switch(game.current_player, now, completed=False)
+            clock_state = self.clock.to_dict(now)
+        old = " ".join(map(str, replaced))
+        new = " ".join(map(str, result.moves))
+        logs = [f"{game.player_names[player]}: {old} corrected to {new}."]
+        if self.policy == "arbiter":
+            logs.append("Correction recorded for the arbiter.")
+        entry = AmendEntry(tuple(map(str, replaced)), tuple(map(str, result.moves)), player,
+                           len(game.history), wall, now, clock_state)
+        self.last_move = result.cells
+        self.result = Pending()
+        fx = Effects(journal=(entry,), log=tuple(logs))
+        outcome = game.outcome()
+        if outcome is not None:
+            fx += self._finish(outcome, now, wall, adjudicated=False)
+        return fx + self._show(now, force=True) + Effects(status=self.status())
+
     def _takeback(self, plies: int, now: float, wall: float, *, sensed: bool) -> Effects:
         game = self.game
+        # The last mover taking back their own actions before the next player acted is
+        # correcting them, not taking back a move: no flag.
+        correction = plies <= self.window
+        self.window = max(0, self.window - plies)
         entries: list[Entry] = []
         logs: list[str] = []
         self._touch_game()
@@ -427,7 +507,7 @@ class Session:
             entries.append(UndoEntry(str(move), game.current_player, wall, now,
                                      self.clock.to_dict(now) if self.clock else None))
             logs.append(f"Took back {move}.")
-        if self.policy == "arbiter" and sensed and entries:
+        if self.policy == "arbiter" and sensed and entries and not correction:
             self.flags[game.current_player] += 1
             logs.append("Takeback recorded for the arbiter.")
         self.inference.reset()
@@ -447,7 +527,7 @@ class Session:
                 self.flags[player] += 1
             fx += Effects(
                 journal=(IllegalEntry(sensed, reason, player, wall, result.since),),
-                log=(f"Illegal position: {self.refusal() or reason}",))
+                log=(f"Illegal position: {self.refusal() or reason}",), resync=True)
         return fx + self._show(now) + Effects(status=self.status())
 
     def _why(self, cells: frozenset[str]) -> str:
@@ -482,6 +562,7 @@ class Session:
                 if outcome is not None:
                     fx += self._finish(outcome, now, wall, adjudicated=False)
                 self.inference.reset()
+                self.window = 0
                 fx += self._show(now, force=True) + Effects(status=self.status())
         return fx
 
@@ -563,8 +644,9 @@ class Session:
             elif isinstance(self.result, Ambiguous):
                 # The first action of each candidate tells them apart: playing it, the
                 # board already shows the rest.
-                options = " or ".join(dict.fromkeys(
-                    f"play {seq[0]}" for seq in self.result.candidates))
+                options = " or ".join([*dict.fromkeys(
+                    f"play {seq[0]}" for seq in self.result.candidates)]
+                    + ["undo"] * bool(self.result.takeback))
                 text += f", ambiguous: type {options}"
             clocks = self.clock_text(self._now)
             if clocks:

@@ -20,6 +20,7 @@ from tavola.feedback import GOLD, GREEN, RED
 from tavola.games import Game, new_game
 from tavola.hardware.layout import Layout
 from tavola.hardware.sim import SimLeds, SimSensor
+from tavola.inference import Ambiguous
 from tavola.journal import Journal
 from tavola.record import ActionEntry, Entry, IllegalEntry, ResultEntry, StartEntry, replay
 from tavola.session import Session
@@ -165,14 +166,16 @@ def test_a_mill_then_its_removal_slides_and_a_takeback(tmp_path: Path) -> None:
         board.move(text)
     board.act("bounce a7 #")
     assert board.played()[-1] == "a7" and board.game.current_player == 0
-    board.act("lift a7")  # White thinks again: the mill is taken back
+    board.act("lift a7", then=1.2)  # White thinks again: the mill is taken back
     assert board.played()[-1] == "b4" and board.kinds()[-1] == "undo"
     board.act("place a7 #")
     board.act("lift b2")
     assert board.played()[-2:] == ["a7", "xb2"]
-    # Putting the removed man back reads as Black placing a man there: a legal action
-    # wins over a takeback when both give the same board.
+    # Putting the removed man back reads as Black placing a man there as well as a
+    # takeback of the removal: the board cannot tell, the player says which.
     board.act("place b2 #")
+    assert board.played()[-1] == "xb2" and isinstance(board.session.result, Ambiguous)
+    board.apply(board.session.command("b2", board.sensor.now, board.sensor.now))
     assert board.played()[-1] == "b2" and board.game.current_player == 0
 
 

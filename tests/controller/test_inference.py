@@ -8,6 +8,7 @@ import pytest
 
 from tavola.games import Game, new_game
 from tavola.inference import (
+    LIFT_HOLD,
     Accepted,
     Ambiguous,
     Inference,
@@ -37,21 +38,24 @@ def inf() -> Inference:
     return Inference("occupancy", settle=0.25, grace=1.5)
 
 
-def test_a_placement_is_accepted_at_once(inf: Inference) -> None:
+def test_a_placement_is_accepted_once_it_has_settled(inf: Inference) -> None:
     g = new_game("morris")
     assert inf.update(g, board(g), 0.0) == Pending()
-    result = inf.update(g, board(g, d2="#"), 0.1)
+    assert isinstance(inf.update(g, board(g, d2="#"), 0.1), Pending)  # it may slide on
+    result = inf.update(g, None, 0.4)
     assert isinstance(result, Accepted)
     assert [str(m) for m in result.moves] == ["d2"] and result.cells == {"d2"}
 
 
 def test_a_mill_and_its_removal_are_two_actions(inf: Inference) -> None:
     g = play(new_game("morris"), "a1", "b2", "a4", "b4")
-    result = inf.update(g, board(g, a7="#"), 0.0)
+    inf.update(g, board(g, a7="#"), 0.0)
+    result = inf.update(g, None, 0.3)
     assert isinstance(result, Accepted) and [str(m) for m in result.moves] == ["a7"]
     g.apply(result.moves[0])
     assert g.current_player == 0  # the removal is still White's
-    result = inf.update(g, board(g, b2=""), 0.5)
+    inf.update(g, board(g, b2=""), 0.5)
+    result = inf.update(g, None, 0.8)
     assert isinstance(result, Accepted) and [str(m) for m in result.moves] == ["xb2"]
 
 
@@ -91,8 +95,8 @@ def test_unknown_reading_is_a_mismatch_only_after_the_grace_time(inf: Inference)
     result = inf.update(g, None, 11.6)
     assert result == Mismatch(frozenset({"a1", "g7"}), 10.0)
     # Taking one away again makes it a legal move: accepted, the mismatch is over.
-    result = inf.update(g, board(g, a1="#"), 12.0)
-    assert isinstance(result, Accepted)
+    inf.update(g, board(g, a1="#"), 12.0)
+    assert isinstance(inf.update(g, None, 12.3), Accepted)
 
 
 def test_moving_the_wrong_sides_piece_is_a_mismatch(inf: Inference) -> None:
@@ -105,9 +109,14 @@ def test_moving_the_wrong_sides_piece_is_a_mismatch(inf: Inference) -> None:
 
 def test_going_back_to_an_earlier_position_is_a_takeback(inf: Inference) -> None:
     g = play(new_game("morris"), "d2", "a1", "d6")
-    assert inf.update(g, board(g, d6=""), 0.0) == Takeback(1)
-    assert inf.update(g, board(g, d6="", a1=""), 0.1) == Takeback(2)
-    assert inf.update(g, board(g, d6="", a1="", d2=""), 0.2) == Takeback(3)
+    # A man lifted off may still be on its way to another cell: a takeback that takes
+    # pieces off the board is confirmed once they have stayed off for LIFT_HOLD.
+    assert isinstance(inf.update(g, board(g, d6=""), 0.0), Pending)
+    assert inf.update(g, None, LIFT_HOLD) == Takeback(1)
+    inf.update(g, board(g, d6="", a1=""), 2.0)
+    assert inf.update(g, None, 2.0 + LIFT_HOLD) == Takeback(2)
+    inf.update(g, board(g, d6="", a1="", d2=""), 4.0)
+    assert inf.update(g, None, 4.0 + LIFT_HOLD) == Takeback(3)
 
 
 def test_expectations_are_cached_per_position_and_leave_the_game_alone(
@@ -132,7 +141,8 @@ class Twins(Race):
 def test_two_actions_with_the_same_reading_are_ambiguous() -> None:
     inf = Inference("identity")
     g = Twins()
-    result = inf.update(g, {"c0": "X"}, 0.0)
+    inf.update(g, {"c0": "X"}, 0.0)
+    result = inf.update(g, None, 0.3)
     assert isinstance(result, Ambiguous)
     assert sorted(str(seq[0]) for seq in result.candidates) == ["+1", "+2"]
 
@@ -147,7 +157,8 @@ def test_uncertain_cells_prefer_the_legal_reading() -> None:
     # A sure W on d2 and a doubtful reading on a1: the legal position d2 is accepted.
     cells = g.view("identity")
     cells.update(d2="W", a1="B")
-    result = inf.update(g, cells, 0.1, uncertain=frozenset({"a1"}))
+    inf.update(g, cells, 0.1, uncertain=frozenset({"a1"}))
+    result = inf.update(g, None, 0.4)
     assert isinstance(result, Accepted) and str(result.moves[0]) == "d2"
 
 

@@ -20,6 +20,7 @@ from tavola.games.tessere import Tessere
 from tavola.journal import Journal, JournalError, encode
 from tavola.record import (
     ActionEntry,
+    AmendEntry,
     ClockEntry,
     IllegalEntry,
     Record,
@@ -543,6 +544,24 @@ def test_export_writes_a_draughts_chain_as_one_turn(tmp_path: Path) -> None:
     journal.finish(ResultEntry.of(game.outcome(), 2, wall=1.0, now=1.0))
     text = export_text(journal.load("chain"))
     assert any(word.count("x") >= 2 for word in text.split()), text
+
+
+def test_an_amendment_replays_and_exports_as_the_corrected_actions() -> None:
+    game = new_game("morris")
+    header = StartEntry.of(game, game_id="m", wall=WALL)
+    entries: list[ActionEntry | AmendEntry] = [
+        action_entry("d3", player=0, ply=1, wall=WALL, now=0.0),
+        AmendEntry(("d3",), ("d2",), 0, 1, WALL, 1.0),
+        action_entry("a1", player=1, ply=2, wall=WALL, now=2.0),
+    ]
+    for entry in entries:
+        assert entry_from_json(entry.to_json()) == entry
+    record = Record(header, tuple(entries))
+    assert [str(m) for m in replay(record).game.history] == ["d2", "a1"]
+    assert export_text(record).endswith("\n1. d2 a1 *\n")
+    wrong = Record(header, (entries[0], AmendEntry(("d6",), ("d2",), 0, 1, WALL, 1.0)))
+    with pytest.raises(RecordError, match=r"line 3: .*the action replaced is 'd3', not 'd6'"):
+        replay(wrong)
 
 
 # --------------------------------------------------------------------- old records

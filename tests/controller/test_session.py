@@ -33,6 +33,12 @@ def colour(fx: Effects | Session, layout: Layout, cell: str, now: float = 0.0) -
     return frame[layout.led_of(cell)]
 
 
+def see(s: Session, cells: dict[str, str], now: float, wall: float | None = None) -> Effects:
+    """A reading, then a tick once it has held long enough to be confirmed."""
+    wall = now if wall is None else wall
+    return s.on_snapshot(cells, now, wall) + s.tick(now + 1.1, wall + 1.1)
+
+
 def morris_session(**kw: Any) -> Session:
     """Settle 0.25 s and grace 1.5 s, which the tests' times are written for."""
     game = new_game("morris")
@@ -55,9 +61,11 @@ def test_an_accepted_placement_is_journaled_and_lit_green() -> None:
     fx = s.start(0.0, 1000.0)
     assert fx.frame == (OFF,) * MORRIS.led_count and fx.status == "morris: White to move"
     fx = s.on_snapshot(reading(s.game, d2="#"), 0.1, 1000.1)
+    assert fx.journal == ()  # a piece may rest on a cell on its way: wait for it to settle
+    fx = s.tick(0.5, 1000.5)
     assert kinds(fx) == ["action"]
     entry = fx.journal[0]
-    assert entry == ActionEntry("d2", 0, 1, 1000.1, 0.1)
+    assert entry == ActionEntry("d2", 0, 1, 1000.5, 0.5)
     assert colour(fx, MORRIS, "d2") == GREEN
     assert fx.status == "morris: Black to move" and fx.log == ("White: d2",)
 
@@ -86,12 +94,14 @@ def test_no_hints_when_switched_off() -> None:
 def test_an_illegal_position_blinks_red_is_recorded_once_and_recovers() -> None:
     s = morris_session()
     s.start(0.0, 0.0)
-    s.on_snapshot(reading(s.game, d2="#"), 1.0, 1.0)  # White d2
+    see(s, reading(s.game, d2="#"), 1.0)  # White d2
     bad = reading(s.game, a1="#", a4="#")  # Black places two men at once
     fx = s.on_snapshot(bad, 2.0, 2.0)
     assert fx.journal == () and RED not in (fx.frame or ())  # still inside the grace time
+    assert not fx.resync
     fx = s.tick(4.0, 4.0)  # grace (1.5 s) over; blink phase on at 4.0
     assert kinds(fx) == ["illegal"]
+    assert fx.resync  # the sensor is asked for a whole fresh reading, once
     illegal = fx.journal[0]
     assert isinstance(illegal, IllegalEntry)
     assert illegal.sensed == {"a1": "#", "a4": "#"} and illegal.player == 1
@@ -99,37 +109,47 @@ def test_an_illegal_position_blinks_red_is_recorded_once_and_recovers() -> None:
     assert colour(fx, MORRIS, "a1") == RED and colour(fx, MORRIS, "a4") == RED
     assert "board does not match" in (fx.status or "")
     assert colour(s, MORRIS, "a1", now=4.3) == OFF  # blinking
-    assert s.tick(5.0, 5.0).journal == ()  # recorded once
-    fx = s.on_snapshot(reading(s.game, a1="#"), 6.0, 6.0)  # one man taken away: legal
+    again = s.tick(5.0, 5.0)
+    assert again.journal == () and not again.resync  # recorded once
+    fx = see(s, reading(s.game, a1="#"), 6.0)  # one man taken away: legal
     assert kinds(fx) == ["action"] and RED not in (fx.frame or ())
     assert [str(m) for m in s.game.history] == ["d2", "a1"]
 
 
 def test_a_takeback_undoes_and_is_flagged_for_the_arbiter() -> None:
     s = morris_session(policy="arbiter", hints=False)
-    s.on_snapshot(reading(s.game, d2="#"), 1.0, 1.0)
-    s.on_snapshot(reading(s.game, a1="#"), 2.0, 2.0)
-    fx = s.on_snapshot(reading(s.game, a1=""), 3.0, 3.0)
-    assert kinds(fx) == ["undo"] and fx.journal[0] == UndoEntry("a1", 1, 3.0, 3.0)
+    see(s, reading(s.game, d2="#"), 1.0)
+    see(s, reading(s.game, a1="#"), 3.0)
+    see(s, reading(s.game, d6="#"), 5.0)
+    fx = see(s, reading(s.game, a1="", d6=""), 7.0)  # White's and Black's man lifted
+    assert kinds(fx) == ["undo", "undo"] and fx.journal[1] == UndoEntry("a1", 1, 8.1, 8.1)
     assert [str(m) for m in s.game.history] == ["d2"]
     assert fx.status == "morris: Black to move, flagged Black:1"
 
 
+def test_the_last_movers_own_takeback_before_the_reply_is_a_correction() -> None:
+    s = morris_session(policy="arbiter", hints=False)
+    see(s, reading(s.game, d2="#"), 1.0)
+    see(s, reading(s.game, a1="#"), 3.0)
+    fx = see(s, reading(s.game, a1=""), 5.0)  # Black thinks again before White moved
+    assert kinds(fx) == ["undo"] and fx.status == "morris: Black to move"
+
+
 def test_teaching_takebacks_are_not_flagged() -> None:
     s = morris_session()
-    s.on_snapshot(reading(s.game, d2="#"), 1.0, 1.0)
-    fx = s.on_snapshot(reading(s.game, d2=""), 2.0, 2.0)
+    see(s, reading(s.game, d2="#"), 1.0)
+    fx = see(s, reading(s.game, d2=""), 3.0)
     assert kinds(fx) == ["undo"] and fx.status == "morris: White to move"
 
 
 def test_a_lost_sensor_shows_dim_red_keeps_the_game_and_resyncs() -> None:
     s = morris_session()
-    s.on_snapshot(reading(s.game, d2="#"), 1.0, 1.0)
-    fx = s.on_fault("no answer from the board for 3 s", 2.0)
+    see(s, reading(s.game, d2="#"), 1.0)
+    fx = s.on_fault("no answer from the board for 3 s", 2.5)
     assert fx.status == "board disconnected: no answer from the board for 3 s"
     assert colour(fx, MORRIS, "a1") == DIM_RED and colour(fx, MORRIS, "d2") == GREEN
     # Back, and Black moved meanwhile: the full reading is matched as usual.
-    fx = s.on_snapshot(reading(s.game, g7="#"), 3.0, 3.0)
+    fx = see(s, reading(s.game, g7="#"), 3.0)
     assert kinds(fx) == ["action"] and fx.log[0].startswith("Board reconnected")
     assert DIM_RED not in (fx.frame or ())
 
@@ -164,8 +184,8 @@ def test_the_move_limit_warns_under_warn() -> None:
 def test_the_move_limit_loses_under_lose() -> None:
     s = tessere_session("lose")
     s.start(0.0, 0.0)
-    s.on_snapshot(reading(s.game, "identity", c3="RY"), 10.0, 10.0)
-    fx = s.tick(71.0, 71.0)  # Player 2's minute ran out
+    see(s, reading(s.game, "identity", c3="RY"), 10.0)
+    fx = s.tick(72.0, 72.0)  # Player 2's minute ran out
     assert kinds(fx)[-2:] == ["timeout", "result"]
     assert fx.finished is not None and fx.finished.winner == 0
     assert fx.status == "tessere: game over, Player 1 wins (time)"
@@ -184,7 +204,7 @@ def test_a_win_lights_the_winning_line_gold() -> None:
     s = tessere_session("warn")
     for text in ("G@a1", "YG@e5", "GB@e1"):
         s.game.apply(s.game.parse_move(text))
-    fx = s.on_snapshot(reading(s.game, "identity", a5="RYGB"), 1.0, 1.0)
+    fx = see(s, reading(s.game, "identity", a5="RYGB"), 1.0)
     assert kinds(fx) == ["action", "result"] and fx.finished is not None
     assert all(colour(fx, FIVE, c) == GOLD for c in ("a1", "e1", "a5", "e5"))
 
@@ -205,9 +225,9 @@ def test_after_the_end_the_board_is_cleared_without_takebacks_or_errors() -> Non
     s = tessere_session("warn")
     for text in ("G@a1", "YG@e5", "GB@e1"):
         s.game.apply(s.game.parse_move(text))
-    s.on_snapshot(reading(s.game, "identity", a5="RYGB"), 1.0, 1.0)
+    see(s, reading(s.game, "identity", a5="RYGB"), 1.0)
     assert s.game.outcome() is not None
-    fx = s.on_snapshot(reading(s.game, "identity", a5=""), 2.0, 2.0)  # the winning piece
+    fx = s.on_snapshot(reading(s.game, "identity", a5=""), 3.0, 3.0)  # the winning piece
     fx += s.tick(9.0, 9.0)
     assert fx.journal == () and s.game.outcome() is not None
     assert s.command("undo", 10.0, 10.0).log[0].startswith("The game is over and recorded")

@@ -44,6 +44,7 @@ def test_the_status_says_a_mill_asks_for_a_removal_and_which() -> None:
     s = session(game)
     s.start(0.0, 0.0)
     s.on_snapshot(reading(game, a7="#"), 1.0, 1.0)  # White closes a1-a4-a7
+    s.tick(1.5, 1.5)  # once it has settled
     assert s.status() == "morris: White formed a mill: remove a black man"
 
 
@@ -142,7 +143,7 @@ def test_a_hint_goes_out_with_the_next_action() -> None:
     s.start(0.0, 0.0)
     fx = s.command("hint", 1.0, 1.0)
     assert len(lit(fx.frame, MORRIS, BLUE)) == 24
-    fx = s.on_snapshot(reading(s.game, d2="#"), 2.0, 2.0)
+    fx = s.on_snapshot(reading(s.game, d2="#"), 2.0, 2.0) + s.tick(2.5, 2.5)
     assert lit(fx.frame, MORRIS, BLUE) == set()
 
 
@@ -174,11 +175,13 @@ def test_undo_while_the_board_still_shows_the_move_says_what_to_do() -> None:
     s = session(new_game("morris"))
     s.start(0.0, 0.0)
     s.on_snapshot(reading(s.game, d2="#"), 1.0, 1.0)
+    s.tick(1.5, 1.5)
     fx = s.command("undo", 2.0, 2.0)
     assert fx.journal == () and [str(m) for m in s.game.history] == ["d2"]
     assert fx.log == ("The board still shows d2: take it back on the board (lift d2); "
                       "the takeback is read from it.",)
-    fx = s.on_snapshot(reading(new_game("morris")), 3.0, 3.0)  # lifted: the takeback
+    # Lifted: the takeback, once it has stayed off long enough not to be a piece in a hand.
+    fx = s.on_snapshot(reading(new_game("morris")), 3.0, 3.0) + s.tick(4.5, 4.5)
     assert [type(e) for e in fx.journal] == [UndoEntry] and not s.game.history
 
 
@@ -205,6 +208,7 @@ def test_an_ambiguous_placement_says_the_exact_command() -> None:
     s = Session(game, layout, "occupancy", cells=layout.cells)
     s.start(0.0, 0.0)
     s.on_snapshot(reading(game, **{cell: "#"}), 1.0, 1.0)
+    s.tick(1.5, 1.5)
     assert f"ambiguous: type play {animal}@{cell} or play unicorn@{cell}" in s.status()
 
 
