@@ -21,7 +21,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tavola.clock import Clock
 from tavola.config import Config
@@ -32,8 +32,20 @@ from tavola.hardware.base import LedBackend, SensorBackend, SensorFault, Snapsho
 from tavola.hardware.layout import Layout, LayoutError
 from tavola.journal import Journal
 from tavola.notify import Notifier
-from tavola.record import ClockEntry, Entry, Record, RecordError, ResultEntry, StartEntry, replay
+from tavola.record import (
+    ClockEntry,
+    Entry,
+    Record,
+    RecordError,
+    RefereeEntry,
+    ResultEntry,
+    StartEntry,
+    replay,
+)
 from tavola.session import Effects, Session, StartupError, check_startup
+
+if TYPE_CHECKING:
+    from tavola.web.server import WebServer
 
 log = logging.getLogger("tavola")
 
@@ -91,6 +103,7 @@ class Daemon:
         self._dirty = False  # the terminal view is older than the state it shows
         self._drawn_status = ""
         self._shown_to: int | None = None  # whose hidden cards the screen may show
+        self.web: WebServer | None = None  # [web] enabled: the live view (tavola.web)
 
     # ----------------------------------------------------------------- setup
     def _start(self) -> None:
@@ -246,20 +259,25 @@ class Daemon:
                 with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.add_signal_handler(sig, self.stopping.set)
             self._apply(self.session.start(self.clock(), self.wall()))
+            await self._start_web()
             if self.console is not None:
                 self._answer(FIRST_SCREEN)
                 loop.add_reader(self.console.fileno(), self._read_console)
             sensing = asyncio.create_task(self._sense())
             ticking = asyncio.create_task(self._tick(sensing))
             stop = asyncio.create_task(self.stopping.wait())
-            await asyncio.wait({sensing, stop}, return_when=asyncio.FIRST_COMPLETED)
-            if sensing.done():
-                status = 1
-                error = None if sensing.cancelled() else sensing.exception()
-                why = f"{type(error).__name__}: {error}" if error else "the sensor stopped"
-                log.error("sensing stopped (%s); exiting so that the service restarts",
-                          why, exc_info=error)
-                print(f"tavola: sensing stopped ({why}); the game is kept", file=sys.stderr)
+            await asyncio.wait({sensing, ticking, stop}, return_when=asyncio.FIRST_COMPLETED)
+            # Sensing and the tick (clocks, timers, the watchdog) must both live; if either
+            # ends, say why and exit 1 so that systemd restarts the daemon.
+            for vital, what in ((sensing, "sensing"), (ticking, "the periodic tick")):
+                if vital.done() and not self.stopping.is_set():
+                    status = 1
+                    error = None if vital.cancelled() else vital.exception()
+                    why = f"{type(error).__name__}: {error}" if error else "it ended"
+                    log.error("%s stopped (%s); exiting so that the service restarts",
+                              what, why, exc_info=error)
+                    print(f"tavola: {what} stopped ({why}); the game is kept",
+                          file=sys.stderr)
             for task in (sensing, ticking, stop):
                 task.cancel()
             for task in (sensing, ticking, stop):
@@ -270,8 +288,45 @@ class Daemon:
             self._shutdown()
             return status
         finally:
+            if self.web is not None:
+                await self.web.stop()
             self._close_backends()
             self.notifier.close()
+
+    async def _start_web(self) -> None:
+        """Serve the live view and referee console in this loop, if configured."""
+        if not self.config.web.enabled:
+            return
+        try:
+            from tavola.web.server import WebServer  # aiohttp: only when the web is on
+        except ImportError as exc:
+            raise ImportError(f"[web] enabled = true needs aiohttp ({exc}): install the web "
+                              f"extra, pip install 'tavola[web]'") from None
+        self.web = WebServer(self, self.config.web)
+        try:
+            await self.web.start()
+        except OSError as exc:
+            where = f"{self.config.web.host}:{self.config.web.port}"
+            raise OSError(f"web.listen = {where!r}: cannot listen there "
+                          f"({exc.strerror or exc}); choose another address or port in "
+                          f"[web] listen") from None
+        self._say(f"Live view: {self.web.url}/  referee: {self.web.url}/referee")
+        if self.session.game.hidden_information:
+            for line in self.web.seat_urls():
+                self._say(f"Seat page of {line}")
+
+    def apply(self, fx: Effects) -> None:
+        """Apply effects from outside the loop's own inputs (the referee console)."""
+        self._apply(fx)
+
+    def new_game(self, note: RefereeEntry) -> None:
+        """The referee starts the configured game afresh; ``note`` says who and why."""
+        try:
+            self.journal.append(note)
+        except OSError as exc:
+            self._apply(self.session.cannot_record(_problem(exc), self.clock()))
+            return
+        self._start_new_game()
 
     async def _sense(self) -> None:
         async for event in self.sensor.events():
@@ -459,10 +514,14 @@ class Daemon:
             self.leds.show(fx.frame)
         if fx.status is not None:
             self.notifier.status(fx.status)
+        if fx.resync:
+            self.sensor.request_snapshot()
         for line in fx.log:
             self._say(line)
         if fx.frame is not None or fx.log or fx.status is not None:
             self._draw(important=bool(fx.log or fx.journal))
+        if self.web is not None:  # what the board and the terminal show, on the web too
+            self.web.publish(urgent=bool(fx.journal or fx.log or fx.status is not None))
 
     def _write(self, entries: tuple[Entry, ...]) -> None:
         """Append the entries in one fsynced write; a result files the game after it."""

@@ -650,11 +650,14 @@ class Draughts(Game[DraughtsMove]):
         caps: list[DraughtsMove] = []
         quiets: list[DraughtsMove] = []
         kings: list[int] = []
+        forced = self._compulsory or self._must  # once a capture is found, quiets are out
         for sq, code in enumerate(board):
             if code == man:
                 for over, land, move in man_jumps[sq]:
                     if enemy[board[over]] and not board[land]:
                         caps.append(move)
+                if caps and forced:
+                    continue
                 for to, move in man_steps[sq]:
                     if not board[to]:
                         quiets.append(move)

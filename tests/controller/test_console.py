@@ -175,3 +175,19 @@ def test_sequence_dealt_shows_the_hand_of_the_player_to_move_after_passing_the_s
     assert "Red's cards:" in seen["red"]
     assert "Pass the screen to Yellow, then press Enter" in seen["after"]
     assert "Red's cards:" not in seen["after"] and "Yellow's cards:" not in seen["after"]
+
+
+def test_a_reading_that_makes_no_sense_asks_the_sensor_for_a_fresh_one(tmp_path: Path) -> None:
+    asked: list[float] = []
+
+    async def scenario(s: Screen) -> None:
+        d = s.daemon
+        d.sensor.request_snapshot = lambda: asked.append(s.t)  # type: ignore[method-assign]
+        d.console_line("knock a1 a4")  # two men at once: not a legal action
+        await s.at(100.1)
+        assert asked == []  # a hand may still be at work: no resync inside the grace time
+        await s.at(102.0)  # past the grace time: the mismatch is recorded, once
+        await s.at(103.0)
+
+    assert Screen(tmp_path).run(scenario) == 0
+    assert asked == [102.0]

@@ -253,3 +253,53 @@ def test_a_dead_sensor_stops_the_watchdog_and_the_daemon_exits_non_zero(
         pass
     assert got[-1] == b"STOPPING=1"  # no watchdog ping after the sensing died
     assert Journal(tmp_path).in_progress()  # the game is kept for the restart
+
+
+def test_a_dead_tick_stops_the_daemon_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = load_config(None, {}, {"journal.directory": str(tmp_path), "leds": "none"})
+    daemon = Daemon(config, env={})
+
+    def broken(force: bool = False) -> None:
+        if daemon.ready:
+            raise RuntimeError("drawing failed")
+
+    monkeypatch.setattr(daemon, "_flush", broken)  # outside the tick's own safety net
+
+    async def scenario() -> int:
+        return await asyncio.wait_for(daemon.run(), 10)
+
+    assert asyncio.run(scenario()) == 1
+    assert "the periodic tick stopped (RuntimeError: drawing failed)" in caplog.text
+
+
+def test_new_on_a_full_disk_keeps_the_game_in_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    unfinished(tmp_path, "morris", "d2")
+    state = tmp_path / "state"
+    before = (state / "current.jsonl").read_bytes()
+    config = load_config(None, {}, {"journal.directory": str(state), "leds": "none"})
+    daemon = Daemon(config, env={})
+    real = journal_module._write_all
+
+    def full(fd: int, data: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    async def scenario() -> int:
+        task = asyncio.create_task(daemon.run())
+        while not daemon.ready:
+            await asyncio.sleep(0.01)
+        first = daemon.session.game
+        monkeypatch.setattr(journal_module, "_write_all", full)
+        daemon.console_line("new")  # the new header cannot be written: nothing changes
+        assert daemon.session.game is first
+        assert daemon.session.unrecorded == "No space left on device"
+        monkeypatch.setattr(journal_module, "_write_all", real)
+        daemon.console_line("quit")
+        return await task
+
+    assert asyncio.run(scenario()) == 0
+    assert (state / "current.jsonl").read_bytes().startswith(before)  # still the morris game
+    assert Journal(state).records() == [] and not list(state.glob(".current*"))

@@ -98,8 +98,10 @@ def test_an_illegal_position_blinks_red_is_recorded_once_and_recovers() -> None:
     bad = reading(s.game, a1="#", a4="#")  # Black places two men at once
     fx = s.on_snapshot(bad, 2.0, 2.0)
     assert fx.journal == () and RED not in (fx.frame or ())  # still inside the grace time
+    assert not fx.resync
     fx = s.tick(4.0, 4.0)  # grace (1.5 s) over; blink phase on at 4.0
     assert kinds(fx) == ["illegal"]
+    assert fx.resync  # the sensor is asked for a whole fresh reading, once
     illegal = fx.journal[0]
     assert isinstance(illegal, IllegalEntry)
     assert illegal.sensed == {"a1": "#", "a4": "#"} and illegal.player == 1
@@ -107,7 +109,8 @@ def test_an_illegal_position_blinks_red_is_recorded_once_and_recovers() -> None:
     assert colour(fx, MORRIS, "a1") == RED and colour(fx, MORRIS, "a4") == RED
     assert "board does not match" in (fx.status or "")
     assert colour(s, MORRIS, "a1", now=4.3) == OFF  # blinking
-    assert s.tick(5.0, 5.0).journal == ()  # recorded once
+    again = s.tick(5.0, 5.0)
+    assert again.journal == () and not again.resync  # recorded once
     fx = see(s, reading(s.game, a1="#"), 6.0)  # one man taken away: legal
     assert kinds(fx) == ["action"] and RED not in (fx.frame or ())
     assert [str(m) for m in s.game.history] == ["d2", "a1"]

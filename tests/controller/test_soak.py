@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from tavola.games import Game
-from tavola.record import ActionEntry, Entry, Record, StartEntry, entry_from_json, replay
+from tavola.record import (
+    ActionEntry,
+    Entry,
+    Record,
+    ResultEntry,
+    StartEntry,
+    entry_from_json,
+    replay,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = int(os.environ.get("TAVOLA_SOAK_KILLS", "50"))
@@ -192,7 +200,8 @@ def chain(seed: int, state: Path, kills: int) -> tuple[int, int]:
         args: list[str] = []
         current = read_entries(state / "current.jsonl")
         header = current[0] if current and isinstance(current[0], StartEntry) else None
-        if number % 10 == 4 and header is not None and header.game == "morris":
+        ended = any(isinstance(e, ResultEntry) for e in current)  # filed at the next start
+        if number % 10 == 4 and header is not None and header.game == "morris" and not ended:
             args, paused = ["--game", "tessere"], header.id  # switch: morris waits
             switches += 1
         elif number % 10 == 7 and paused is not None:
