@@ -11,7 +11,7 @@ SOURCES    := $(VENV)/.sources
 # A new or removed file needs a reinstall, which the file list below triggers.
 INSTALL := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet --config-settings editable_mode=strict
 
-.PHONY: run test lint typecheck pytest bench firmware clean FORCE
+.PHONY: run test lint typecheck pytest chromium bench firmware clean FORCE
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,11 +23,11 @@ $(SOURCES): FORCE | $(BIN)/python
 	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
 $(RUN_STAMP): pyproject.toml $(SOURCES)
-	$(INSTALL) -e '.[pi,vision]'
+	$(INSTALL) -e '.[pi,vision,web]'
 	touch $@
 
 $(TEST_STAMP): pyproject.toml $(SOURCES)
-	$(INSTALL) -e '.[dev,pi,vision]'
+	$(INSTALL) -e '.[dev,pi,vision,web]'
 	touch $@ $(RUN_STAMP)
 
 run: $(RUN_STAMP)
@@ -41,7 +41,20 @@ typecheck: $(TEST_STAMP)
 	$(BIN)/mypy --strict -p tavola
 	$(BIN)/mypy --strict tests bench
 
-pytest: $(TEST_STAMP)
+# The browser tests drive Debian's chromium (Playwright's own download cannot work offline):
+# installed here when run as root, else one line says what to install and they skip.
+CHROMIUM ?= /usr/bin/chromium
+chromium:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing chromium for the browser tests (apt-get install -y chromium)"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		{ apt-get install -y -qq chromium >/dev/null 2>&1 \
+		  || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }; } \
+			|| echo "chromium could not be installed: the browser tests skip"; \
+	else echo "browser tests skip: install Debian's chromium (sudo apt-get install chromium)"; fi
+
+pytest: $(TEST_STAMP) chromium
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest
@@ -51,6 +64,7 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/latency.py
 	$(BIN)/python -m bench.sensing
 	$(BIN)/python -m bench.idle
+	$(BIN)/python bench/web.py
 
 PICO ?= auto
 FIRMWARE_FILES := firmware/main.py firmware/config.py firmware/board.py firmware/matrix.py \

@@ -17,6 +17,8 @@ the next player acts, the record is compared with what was played. Printed per g
 - ``tb>mv``: hand-made takebacks read as moves;
 - ``asked``: ambiguous readings the player resolved at the console (typed the move);
 - ``amend``: actions corrected in place (a piece moved on from the wrong cell);
+- ``equiv``: an action recorded that leaves the very position played (pushing a blank Quixo
+  cube along blanks towards one end or the other: the board cannot tell them apart);
 - ``p50``/``p99``: confirmation latency in seconds, from the last contact change of an
   action to the journal entry that records it.
 
@@ -27,6 +29,7 @@ is scored. Deterministic for a seed.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
 from collections.abc import Sequence
@@ -78,13 +81,14 @@ class Tally:
     takeback_as_move: int = 0
     asked: int = 0
     amend: int = 0
+    equiv: int = 0
     takebacks: int = 0
     latency: list[float] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
         """Sum ``other`` into this tally."""
         for name in ("games", "actions", "wrong", "stuck", "undo", "flags",
-                     "takeback_as_move", "asked", "amend", "takebacks"):
+                     "takeback_as_move", "asked", "amend", "equiv", "takebacks"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.latency += other.latency
 
@@ -330,6 +334,8 @@ class Table:
         if got == expected:
             if confirmed is not None and played and not all(self.silent[-played:]):
                 tally.latency.append(max(0.0, confirmed - done))
+        elif _state(session.game) == _state(self.truth):
+            tally.equiv += 1  # the same position by another action (a blank Quixo push)
         else:
             common = next((i for i, (a, b) in enumerate(zip(got, expected, strict=False))
                            if str(a) != str(b)), min(len(got), len(expected)))
@@ -369,6 +375,10 @@ class Table:
             session.command(str(move), now, now)
 
 
+def _state(game: Game[Any]) -> str:
+    return json.dumps(game.to_dict()["state"], sort_keys=True, default=str)
+
+
 def _first_cell(move: Any) -> str | None:
     """The first cell a move's notation names (its origin: ``c3`` of ``c3xe5``)."""
     m = _CELL.search(str(move))
@@ -394,7 +404,8 @@ def main() -> None:
     names = args.games or sorted({n for n, _ in VARIANTS})
     total = Tally(games=0)
     print(f"{'game':<15}{'games':>6}{'actions':>8}{'wrong':>6}{'stuck':>6}{'undo':>6}"
-          f"{'flags':>6}{'tb>mv':>6}{'asked':>6}{'amend':>6}{'p50 s':>7}{'p99 s':>7}")
+          f"{'flags':>6}{'tb>mv':>6}{'asked':>6}{'amend':>6}{'equiv':>6}{'p50 s':>7}"
+          f"{'p99 s':>7}")
     for name in names:
         tally = Tally(games=0)
         for n, (game, options) in enumerate(VARIANTS):
@@ -409,7 +420,7 @@ def main() -> None:
 
 def _row(name: str, t: Tally) -> None:
     print(f"{name:<15}{t.games:>6}{t.actions:>8}{t.wrong:>6}{t.stuck:>6}{t.undo:>6}"
-          f"{t.flags:>6}{t.takeback_as_move:>6}{t.asked:>6}{t.amend:>6}"
+          f"{t.flags:>6}{t.takeback_as_move:>6}{t.asked:>6}{t.amend:>6}{t.equiv:>6}"
           f"{percentile(t.latency, 0.5):>7.2f}{percentile(t.latency, 0.99):>7.2f}")
 
 

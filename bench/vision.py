@@ -33,7 +33,7 @@ reported as a position that is not the true one.
 ``--idle``: the CPU cost of the camera backend per second of play and of an idle board,
 as a ratio to decoding the same JPEG frames alone (15 fps, measured in this process):
 "idle" feeds one picture's frames (fresh sensor noise each) for 10 s; "play" adds a change
-every 2 s.
+every 2 s; the last column reads every frame in full (no change gate), for reference.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ import numpy as np
 
 from tavola.vision.classify import Recogniser, as_seen
 from tavola.vision.detect import MarkersNotFoundError
+from tavola.vision.motion import ChangeGate
 from tavola.vision.render import GAMES, random_conditions, random_position, render
 from tavola.vision.source import FrameList, read_image
 
@@ -281,8 +282,10 @@ def print_set(directory: Path, games: list[str], verbose: bool) -> None:
                 print("  " + line)
 
 
-def idle_cost(game: str, seconds: float = 10.0, fps: float = 15.0) -> tuple[float, float]:
-    """CPU of the camera backend per second, idle and in play, each over decoding alone."""
+def idle_cost(game: str, seconds: float = 10.0,
+              fps: float = 15.0) -> tuple[float, float, float]:
+    """CPU of the camera backend per second, idle, in play, and reading every frame in full
+    (no change gate), each over decoding the same frames alone."""
     from tavola.hardware.camera import CameraSensor
     from tavola.hardware.layout import Layout
 
@@ -309,14 +312,17 @@ def idle_cost(game: str, seconds: float = 10.0, fps: float = 15.0) -> tuple[floa
                 sensor.feed(np.asarray(image, np.uint8), k / fps)
         return time.process_time() - start
 
-    ratios = []
-    for every in (None, round(2 * fps)):
+    ratios: list[float] = []
+    for every in (None, round(2 * fps), None):
         frames = encoded(every)
         layout = Layout.for_game(game)
         sensor = CameraSensor(layout, game=game, source=FrameList([]))
+        if len(ratios) == 2:  # the reference: every frame read in full (2 s are enough)
+            frames = frames[: round(2 * fps)]
+            sensor._gate = ChangeGate(threshold=-1.0)  # every frame "changed"
         decode = min(cpu(frames, None) for _ in range(3))
         ratios.append(cpu(frames, sensor) / decode)
-    return ratios[0], ratios[1]
+    return ratios[0], ratios[1], ratios[2]
 
 
 def main() -> None:
@@ -340,11 +346,12 @@ def main() -> None:
         print_set(args.set, args.games, args.verbose)
         return
     if args.idle:
-        print("| game | idle CPU / decoding alone | in play (a change every 2 s) |")
-        print("|---|---|---|")
+        print("| game | idle CPU / decoding alone | in play (a change every 2 s) | "
+              "every frame read in full |")
+        print("|---|---|---|---|")
         for game in args.games:
-            idle, play = idle_cost(game)
-            print(f"| {game} | {idle:.2f}x | {play:.2f}x |", flush=True)
+            idle, play, full = idle_cost(game)
+            print(f"| {game} | {idle:.2f}x | {play:.2f}x | {full:.2f}x |", flush=True)
         return
     print(f"{args.frames} frames per game, {'hard' if args.hard else 'random'} conditions, "
           "1280x720, no calibration\n")

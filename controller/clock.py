@@ -263,6 +263,18 @@ class Clock:
         self._running = True
         self._since = now
 
+    def add_time(self, player: int, seconds: float, now: float) -> None:
+        """Give ``player`` ``seconds`` more game time (less if negative, never below 0):
+        the referee's correction. A player given time back is no longer flagged."""
+        self._check_player(player)
+        if not self.spec.has_game_clock:
+            raise ValueError("this game has no game clock to add time to")
+        self._settle(now)
+        self._left[player] = max(0.0, self._left[player] + seconds)
+        if self._left[player] > 0:
+            self._flagged[player] = False
+            self._warned[player] = False
+
     def tick(self, now: float) -> list[ClockEvent]:
         """The events due by ``now``: each expiry once, each low-time warning once."""
         player = self._turn

@@ -122,6 +122,19 @@ class LogConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    """``[web]``: the live view and referee console (docs/web.md); off unless enabled.
+
+    ``pin`` is the referee's PIN, read from ``pin`` or ``pin_file`` ('' = no console).
+    """
+
+    enabled: bool = False
+    host: str = "127.0.0.1"  # loopback by default: a LAN address is an explicit choice
+    port: int = 8080
+    pin: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration, one frozen value per section.
 
@@ -137,6 +150,7 @@ class Config:
     clock: ClockSpec
     journal: JournalConfig
     log: LogConfig
+    web: WebConfig = field(default_factory=WebConfig)
     path: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
 
@@ -204,6 +218,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "journal": {"directory": Key("path", "", 'directory = "/var/lib/tavola"')},
     "log": {"level": Key("choice", "info", 'level = "debug"', LOG_LEVELS)},
+    "web": {
+        "enabled": Key("bool", False, "enabled = true"),
+        "listen": Key("str", "127.0.0.1:8080", 'listen = "0.0.0.0:8080"'),
+        "pin": Key("str", "", 'pin = "4711"'),
+        "pin_file": Key("path", "", 'pin_file = "/etc/tavola/referee.pin"'),
+    },
 }
 
 
@@ -469,6 +489,7 @@ def _build(layers: _Layers, env: Mapping[str, str], base: Path | None, path: Pat
         clock=clock,
         journal=JournalConfig(_journal_dir(values["journal"]["directory"], env, base, layers)),
         log=LogConfig(values["log"]["level"]),
+        web=_web(values["web"], layers, env, base),
         path=path,
         sources=MappingProxyType(sources),
     )
@@ -646,6 +667,38 @@ def _clock(values: dict[str, Any], layers: _Layers) -> ClockSpec:
         raise ConfigError(
             f"{where}: clock.{exc.key} = {shown}: {exc}; see docs/clocks.md"
         ) from None
+
+
+def _web(values: dict[str, Any], layers: _Layers, env: Mapping[str, str],
+         base: Path | None) -> WebConfig:
+    """``[web]`` checked: ``listen`` as HOST:PORT, a PIN from ``pin`` or ``pin_file``."""
+    def where(key: str) -> str:
+        setting = layers.get("web", key)
+        return setting.source if setting else "default"
+
+    listen = values["listen"]
+    host, sep, port_text = listen.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ConfigError(f"{where('listen')}: web.listen = {listen!r}: must be HOST:PORT "
+                          f"(e.g. listen = \"127.0.0.1:8080\", or \"0.0.0.0:8080\" for the LAN)")
+    pin = values["pin"]
+    if pin and values["pin_file"]:
+        raise ConfigError(f"{where('pin_file')}: web.pin_file is set and so is web.pin; "
+                          f"keep one of them (e.g. only pin_file = \"/etc/tavola/referee.pin\")")
+    if values["pin_file"]:
+        file = _path(values["pin_file"], env, base, layers.get("web", "pin_file"))
+        try:
+            pin = file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"{where('pin_file')}: web.pin_file = {str(file)!r}: cannot be "
+                              f"read ({exc.strerror or exc}); write the PIN in it, alone on "
+                              f"one line") from None
+    if pin and len(pin) < 4:
+        key = "pin_file" if values["pin_file"] else "pin"
+        raise ConfigError(f"{where(key)}: web.{key}: the PIN must have at least 4 characters "
+                          f"(e.g. pin = \"4711\")")
+    return WebConfig(values["enabled"], host, int(port_text), pin)
 
 
 def _path(value: str, env: Mapping[str, str], base: Path | None, setting: _Setting | None) -> Path:

@@ -21,7 +21,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tavola.clock import Clock
 from tavola.config import Config
@@ -32,8 +32,20 @@ from tavola.hardware.base import LedBackend, SensorBackend, SensorFault, Snapsho
 from tavola.hardware.layout import Layout, LayoutError
 from tavola.journal import Journal
 from tavola.notify import Notifier
-from tavola.record import ClockEntry, Entry, Record, RecordError, ResultEntry, StartEntry, replay
+from tavola.record import (
+    ClockEntry,
+    Entry,
+    Record,
+    RecordError,
+    RefereeEntry,
+    ResultEntry,
+    StartEntry,
+    replay,
+)
 from tavola.session import Effects, Session, StartupError, check_startup
+
+if TYPE_CHECKING:
+    from tavola.web.server import WebServer
 
 log = logging.getLogger("tavola")
 
@@ -91,6 +103,7 @@ class Daemon:
         self._dirty = False  # the terminal view is older than the state it shows
         self._drawn_status = ""
         self._shown_to: int | None = None  # whose hidden cards the screen may show
+        self.web: WebServer | None = None  # [web] enabled: the live view (tavola.web)
 
     # ----------------------------------------------------------------- setup
     def _start(self) -> None:
@@ -246,6 +259,7 @@ class Daemon:
                 with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.add_signal_handler(sig, self.stopping.set)
             self._apply(self.session.start(self.clock(), self.wall()))
+            await self._start_web()
             if self.console is not None:
                 self._answer(FIRST_SCREEN)
                 loop.add_reader(self.console.fileno(), self._read_console)
@@ -274,8 +288,45 @@ class Daemon:
             self._shutdown()
             return status
         finally:
+            if self.web is not None:
+                await self.web.stop()
             self._close_backends()
             self.notifier.close()
+
+    async def _start_web(self) -> None:
+        """Serve the live view and referee console in this loop, if configured."""
+        if not self.config.web.enabled:
+            return
+        try:
+            from tavola.web.server import WebServer  # aiohttp: only when the web is on
+        except ImportError as exc:
+            raise ImportError(f"[web] enabled = true needs aiohttp ({exc}): install the web "
+                              f"extra, pip install 'tavola[web]'") from None
+        self.web = WebServer(self, self.config.web)
+        try:
+            await self.web.start()
+        except OSError as exc:
+            where = f"{self.config.web.host}:{self.config.web.port}"
+            raise OSError(f"web.listen = {where!r}: cannot listen there "
+                          f"({exc.strerror or exc}); choose another address or port in "
+                          f"[web] listen") from None
+        self._say(f"Live view: {self.web.url}/  referee: {self.web.url}/referee")
+        if self.session.game.hidden_information:
+            for line in self.web.seat_urls():
+                self._say(f"Seat page of {line}")
+
+    def apply(self, fx: Effects) -> None:
+        """Apply effects from outside the loop's own inputs (the referee console)."""
+        self._apply(fx)
+
+    def new_game(self, note: RefereeEntry) -> None:
+        """The referee starts the configured game afresh; ``note`` says who and why."""
+        try:
+            self.journal.append(note)
+        except OSError as exc:
+            self._apply(self.session.cannot_record(_problem(exc), self.clock()))
+            return
+        self._start_new_game()
 
     async def _sense(self) -> None:
         async for event in self.sensor.events():
@@ -469,6 +520,8 @@ class Daemon:
             self._say(line)
         if fx.frame is not None or fx.log or fx.status is not None:
             self._draw(important=bool(fx.log or fx.journal))
+        if self.web is not None:  # what the board and the terminal show, on the web too
+            self.web.publish(urgent=bool(fx.journal or fx.log or fx.status is not None))
 
     def _write(self, entries: tuple[Entry, ...]) -> None:
         """Append the entries in one fsynced write; a result files the game after it."""

@@ -57,6 +57,7 @@ Change = frozenset[tuple[str, str]]  # (cell, new reading) pairs
 Seq = tuple[Any, ...]  # actions played in a row
 MAX_TAKEBACK = 8  # actions: about two whole turns of a compound game
 LIFT_HOLD = 1.0  # seconds a piece must stay off before it counts as taken off for good
+GLITCH = 0.05  # seconds: a cell empty for less was a reed dropout or a misread frame
 MAX_RUN = 6  # actions one player makes in a row that are matched as one reading
 RUN_STARTS = 12  # more turn-keeping actions than this (Quinque): runs are not expanded
 _NOTATION_CELL = re.compile(r"[a-z][0-9]+|-?[0-9]+,-?[0-9]+")
@@ -297,6 +298,7 @@ class Inference:
         self._uncertain: frozenset[str] = frozenset()
         self._since = 0.0  # when the current reading was first seen
         self._lifted_at: dict[str, float] = {}  # cells seen empty since the position changed
+        self._set_back: set[str] = set()  # cells lifted and then filled again
         # The one new action the reading explained, and the one the reading before did: a
         # next reading that is a legal reply to it confirms it before it settled.
         self._candidate: Seq | None = None
@@ -311,6 +313,7 @@ class Inference:
             self._expect_key = key
             self._bases = {}
             self._lifted_at = {}
+            self._set_back = set()
             self._candidate = self._previous = None  # they were actions of another position
         return self._expect
 
@@ -379,6 +382,12 @@ class Inference:
         for cell, value in change:
             if not value:
                 self._lifted_at.setdefault(cell, now)
+        for cell, since in list(self._lifted_at.items()):
+            if sensed.get(cell) and cell not in self._set_back:
+                if now - since < GLITCH:
+                    del self._lifted_at[cell]  # a dropout, not a piece lifted
+                else:
+                    self._set_back.add(cell)
         if not changed - uncertain:
             return Pending()
         stable = now - self._since

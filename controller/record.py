@@ -15,6 +15,8 @@ A game's record is a :class:`StartEntry` (line 1) and then, one per line, what h
   ``played`` lists the actions the game played by itself in that call (Tessere's ``pass``
   policy), which are not journaled again as actions;
 - :class:`ResultEntry`: how the game ended; ``outcome`` None means abandoned.
+- :class:`RefereeEntry`: an action of the referee (web console): who, what, why; the
+  entries it caused (an undo, a result, a clock checkpoint) follow it in the same write.
 
 Each entry is a frozen dataclass; :meth:`to_json` gives the JSON object of its line (with a
 ``type`` key) and :func:`entry_from_json` reads one back. The JSON keys are those of the
@@ -163,6 +165,30 @@ class UndoEntry:
 
 
 @dataclass(frozen=True)
+class RefereeEntry:
+    """The referee's ``action`` (``undo to 3``, ``clock +30 White``...) by ``who``, with
+    the ``reason`` given; nothing is replayed from it (the entries after it are)."""
+
+    TYPE: ClassVar[str] = "referee"
+    action: str
+    who: str
+    reason: str
+    wall: float
+    mono: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of this line."""
+        return {"type": self.TYPE, "action": self.action, "who": self.who,
+                "reason": self.reason, "wall": self.wall, "mono": self.mono}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> RefereeEntry:
+        """The entry from its JSON object."""
+        return cls(str(d["action"]), str(d.get("who", "")), str(d.get("reason", "")),
+                   float(d.get("wall", 0.0)), float(d.get("mono", 0.0)))
+
+
+@dataclass(frozen=True)
 class AmendEntry:
     """A correction on the board: the last actions ``replaced`` (all by ``player``, before
     the next player acted) are replaced by ``moves``; ``ply`` is the history's length
@@ -276,10 +302,10 @@ class ResultEntry:
 
 
 Entry = (StartEntry | ActionEntry | IllegalEntry | UndoEntry | AmendEntry | ClockEntry
-         | TimeoutEntry | ResultEntry)
+         | TimeoutEntry | ResultEntry | RefereeEntry)
 ENTRY_TYPES: dict[str, type[Entry]] = {
     cls.TYPE: cls for cls in (StartEntry, ActionEntry, IllegalEntry, UndoEntry, AmendEntry,
-                              ClockEntry, TimeoutEntry, ResultEntry)
+                              ClockEntry, TimeoutEntry, ResultEntry, RefereeEntry)
 }
 
 

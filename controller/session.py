@@ -277,6 +277,45 @@ class Session:
                                now, wall)
         return fx
 
+    # ----------------------------------------------------------------- the referee
+    def declare(self, outcome: Outcome, now: float, wall: float) -> Effects:
+        """The referee declares how the game ended (adjudication, forfeit, draw)."""
+        self._stage()
+        if self.game.outcome() is not None:
+            return Effects(log=("The game is already over.",))
+        self._touch_game()
+        self.game.adjudicate(outcome)
+        return self._finish(outcome, now, wall)
+
+    def adjust_clock(self, player: int, seconds: float, now: float, wall: float) -> Effects:
+        """The referee adds (or, negative, takes) ``seconds`` of ``player``'s game time."""
+        self._stage()
+        if self.clock is None or not self.clock.spec.has_game_clock:
+            return Effects(log=("There is no game clock to correct ([clock] mode).",))
+        if not 0 <= player < self.game.num_players:
+            return Effects(log=(f"No player {player}.",))
+        self.clock.add_time(player, seconds, now)
+        return self._clock_written(now, wall)
+
+    def run_clock(self, running: bool, now: float, wall: float) -> Effects:
+        """The referee pauses (``running`` False) or resumes the clocks."""
+        self._stage()
+        if self.clock is None or self.game.outcome() is not None:
+            return Effects(log=("There is no running game clock to pause or resume.",))
+        if self.clock.running == running:
+            return Effects(log=(f"The clocks are already {'running' if running else 'paused'}.",))
+        if running:
+            self.clock.resume(now)
+        else:
+            self.clock.pause(now)
+        return self._clock_written(now, wall)
+
+    def _clock_written(self, now: float, wall: float) -> Effects:
+        assert self.clock is not None
+        self._last_clock_write = now
+        return Effects(journal=(ClockEntry(self.clock.to_dict(now), wall, now),),
+                       status=self.status()) + self._show(now, force=True)
+
     def complete_sim_move(self, text: str) -> str:
         """A push typed for the simulator (``a1>e1``), with the piece the rules put in.
 

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -161,13 +162,13 @@ class Recogniser:
         such a cell is doubted rather than trusted (highlights are not light pieces)."""
         if not self.cells:
             return []
-        clipped = (np.min(image, axis=2) >= GLARE_LEVEL).astype(np.uint8) * 255
         k = camera_matrix(image.shape[1], image.shape[0], self.fov)
         plane = self.reader.planes(fix.homography, k, image)[0]
         px = 8
         g = self.geometry
-        share = warp_area(clipped, plane, (0.0, 0.0, float(g.files), float(g.ranks)), px)
-        blocks = share.reshape(g.ranks, px, g.files, px).mean(axis=(1, 3)) / 255.0
+        area = warp_area(image, plane, (0.0, 0.0, float(g.files), float(g.ranks)), px)
+        clipped = cv2.inRange(area, (GLARE_LEVEL,) * 3, (255, 255, 255))
+        blocks = clipped.reshape(g.ranks, px, g.files, px).mean(axis=(1, 3)) / 255.0
         out = []
         for cell in self.cells:
             f, r = g.position(cell)

@@ -3,13 +3,12 @@
 A full reading of a frame (markers, white balance, warps, every cell) costs tens of
 milliseconds; most frames of an evening show a board where nothing moves. :class:`ChangeGate`
 keeps a small grey copy of the last frame that was read in full (about ``SMALL`` pixels
-wide, each pixel the mean of an 8x8 block, so sensor noise averages out) and compares
-each new frame's copy with it:
-if no block of the picture changed by more than ``threshold`` grey levels, the frame says
-nothing new and the last reading stands. A piece put down, a hand coming in, the camera
-bumped or the light switched change many blocks by far more. Slow drifts (dusk) add up
-against the kept copy until they pass the threshold, and a full reading is forced every
-``refresh`` frames anyway.
+wide, each pixel the mean of an 8x8 block, so sensor noise averages out) and compares each
+new frame's copy with it: if no block of the picture changed by more than ``threshold``
+grey levels, the frame says nothing new and the last reading stands. A piece put down, a
+hand coming in, the camera bumped or the light switched change many blocks by far more.
+Slow drifts (dusk) add up against the kept copy until they pass the threshold, and a full
+reading is forced every ``refresh`` frames anyway.
 
 >>> import numpy as np
 >>> gate = ChangeGate()

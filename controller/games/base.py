@@ -90,6 +90,8 @@ class Reason(StrEnum):
     RESIGNATION = "resignation"
     ABANDONED = "abandoned"
     NEW_GAME = "abandoned for a new game"
+    ADJUDICATION = "adjudication"  # the referee decided (web console)
+    FORFEIT = "forfeit"  # the referee declared a forfeit (web console)
 
     def __repr__(self) -> str:
         return f"Reason.{self.name}"  # pastes back, as every repr in the games

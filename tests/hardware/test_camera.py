@@ -282,3 +282,17 @@ def test_kings_read_as_their_colour_never_make_a_mismatch() -> None:
     crowned = seen(game.view("identity")) | {"g7": "", "f8": "W"}  # a man reaches the far rank
     promoted = inference.update(game, crowned, 7.0)
     assert isinstance(promoted, Accepted) and [str(m) for m in promoted.moves] == ["g7-f8"]
+
+
+def test_the_calibration_is_refreshed_from_the_last_clean_frame() -> None:
+    cells = {c: "" for c in Layout.for_game("tessere").cells} | {
+        "a1": "R", "b1": "Y", "c1": "G", "d1": "B", "e1": "K"}
+    frames = Frames([frame("tessere", cells)] * 3)
+    sensor = sensor_for("tessere", frames)
+    assert not sensor.refresh_calibration(cells)  # no frame read yet
+    (snapshot,) = drain(sensor)
+    assert dict(snapshot.cells) == cells
+    assert not sensor.refresh_calibration({"a1": "K", "b1": "K", "c1": "K"})  # not the picture
+    assert sensor.recogniser.calibration is None
+    assert sensor.refresh_calibration(cells)
+    assert sensor.recogniser.calibration is not None

@@ -1,0 +1,151 @@
+"""The HTML pages, rendered on the server with a small inline script; no build step, no
+CDN, so they work offline on the Pi. Pure: state in, text out; every text from a game, a
+player or a request is escaped here (the board's SVG was escaped by :mod:`tavola.web.view`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import UTC, datetime
+from html import escape
+from typing import Any
+
+from tavola.web.referee import RESULT_KINDS, Incident
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:1em;background:#faf7f0;color:#222}
+main{display:flex;flex-wrap:wrap;gap:1.5em} main>div:last-child{flex:1 1 16em}
+.board{width:min(90vw,480px);height:auto;border:2px solid #4a3210}
+#status{font-weight:bold} .muted{color:#666} ol{max-height:20em;overflow:auto}
+.cell.last .led{stroke-dasharray:8 4}
+form{margin:.3em 0} fieldset{margin:.5em 0} .msg{background:#ffd;padding:.4em}
+table{border-collapse:collapse} td,th{border:1px solid #ccc;padding:.2em .5em}
+"""
+
+# The live page's script: one EventSource; each event is the whole state (a late joiner,
+# or a reconnect with Last-Event-ID, gets it first), written with textContent except the
+# board's SVG, which the server escaped.
+SCRIPT = """
+const src = new EventSource(document.body.dataset.events);
+src.addEventListener('state', (e) => {
+  const s = JSON.parse(e.data);
+  document.getElementById('board').innerHTML = s.svg;
+  for (const k of ['status','turn','clocks','last','result','health','hand']) {
+    const el = document.getElementById(k);
+    if (el && k in s) el.textContent = s[k];
+  }
+  const ol = document.getElementById('moves');
+  ol.replaceChildren(...s.moves.map((m) => {
+    const li = document.createElement('li'); li.textContent = m; return li; }));
+  document.body.dataset.version = e.lastEventId;  // the tests wait for it
+});
+"""
+
+
+def _page(title: str, body: str, nonce: str, events: str = "") -> str:
+    script = f'<script nonce="{escape(nonce)}">{SCRIPT}</script>' if events else ""
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width,initial-scale=1">'
+            f'<title>{escape(title)}</title><style>{STYLE}</style></head>'
+            f'<body data-events="{escape(events)}" data-version="">{body}{script}'
+            f'</body></html>')
+
+
+def _state_html(state: dict[str, Any], hand: str | None = None) -> str:
+    moves = "".join(f"<li>{escape(m)}</li>" for m in state["moves"])
+    hand_html = (f'<h2>Your cards</h2><pre id="hand">{escape(hand)}</pre>'
+                 if hand is not None else "")
+    return (f'<h1>{escape(state["game"])}</h1><main><div id="board">{state["svg"]}</div>'
+            f'<div><p id="status">{escape(state["status"])}</p>'
+            f'<p>To move: <span id="turn">{escape(state["turn"])}</span>'
+            f'<span id="result">{escape(state["result"])}</span></p>'
+            f'<p>Clocks: <span id="clocks">{escape(state["clocks"])}</span></p>'
+            f'<p>Last move: <span id="last">{escape(state["last"])}</span></p>'
+            f'<p class="muted" id="health">{escape(state["health"])}</p>{hand_html}'
+            f'<h2>Moves</h2><ol id="moves">{moves}</ol></div></main>')
+
+
+def live_page(state: dict[str, Any], nonce: str) -> str:
+    """``/``: the board, whose turn, the clocks, the moves, the status, updated live."""
+    return _page(f"tavola: {state['game']}", _state_html(state), nonce, "/events")
+
+
+def seat_page(state: dict[str, Any], seat: dict[str, str], events: str, nonce: str,
+              hint: str = "", message: str = "") -> str:
+    """``/seat/N``: the live view plus this seat's hand, and nobody else's; a hint button
+    (posting to ``hint``) when hints are on."""
+    button = (f'<form method="post" action="{escape(hint)}"><button>Hint</button></form>'
+              if hint else "")
+    msg = f'<p class="msg" id="message">{escape(message)}</p>' if message else ""
+    body = (f'<p>Seat: <b>{escape(seat["seat"])}</b></p>{msg}{button}' +
+            _state_html(state, seat["hand"]))
+    return _page(f"tavola: {seat['seat']}", body, nonce, events)
+
+
+def login_page(nonce: str, message: str = "", enabled: bool = True) -> str:
+    """``/referee`` without a session: the PIN form."""
+    if not enabled:
+        return _page("tavola referee", "<h1>Referee</h1><p>No referee PIN is configured "
+                     "([web] pin or pin_file); the console is off.</p>", nonce)
+    msg = f'<p class="msg" id="message">{escape(message)}</p>' if message else ""
+    form = ('<form method="post" action="/referee/login"><label>PIN <input name="pin" '
+            'type="password" inputmode="numeric" autocomplete="off" autofocus></label> '
+            '<button>Log in</button></form>')
+    return _page("tavola referee", f"<h1>Referee</h1>{msg}{form}", nonce)
+
+
+def _form(csrf: str, action: str, fields: str, button: str) -> str:
+    return (f'<form method="post" action="/referee/action">'
+            f'<input type="hidden" name="csrf" value="{escape(csrf)}">'
+            f'<input type="hidden" name="action" value="{escape(action)}">{fields} '
+            f'<button name="do" value="{escape(action)}">{escape(button)}</button></form>')
+
+
+def _player_select(players: list[str], name: str) -> str:
+    options = "".join(f'<option value="{i}">{escape(p)}</option>'
+                      for i, p in enumerate(players))
+    return f'<select name="{name}">{options}</select>'
+
+
+def console_page(state: dict[str, Any], csrf: str, who: str, log: list[Incident],
+                 nonce: str, message: str = "") -> str:
+    """``/referee`` with a session: the state, the actions, the incident log."""
+    players: list[str] = state["players"]
+    reason = ' <input name="reason" placeholder="reason" maxlength="200">'
+    plies = len(state["moves"])
+    actions = "".join([
+        _form(csrf, "play", '<input name="move" placeholder="intended move">', "Play move"),
+        _form(csrf, "undo", f'<input name="ply" type="number" min="0" max="{max(0, plies - 1)}"'
+              f' value="{max(0, plies - 1)}">{reason}', "Undo to ply"),
+        _form(csrf, "clock", _player_select(players, "player") +
+              ' <input name="seconds" type="number" step="any" value="30">' + reason,
+              "Add seconds"),
+        _form(csrf, "pause", reason, "Pause clocks"),
+        _form(csrf, "resume", reason, "Resume clocks"),
+        _form(csrf, "result", '<select name="kind">' + "".join(
+            f"<option>{k}</option>" for k in RESULT_KINDS) + "</select> winner " +
+            _player_select(players, "winner") + reason, "Declare result"),
+        _form(csrf, "new", reason, "New game"),
+    ])
+    counts = Counter(i.player for i in log)
+    count_text = ", ".join(f"{escape(p)}: {counts.get(n, 0)}" for n, p in enumerate(players))
+    rows = "".join(
+        f"<tr><td>{datetime.fromtimestamp(i.wall, UTC):%H:%M:%S}</td>"
+        f"<td>{escape(players[i.player] if 0 <= i.player < len(players) else str(i.player))}"
+        f"</td><td>{escape(i.what)}</td></tr>" for i in log)
+    msg = f'<p class="msg" id="message">{escape(message)}</p>' if message else ""
+    body = (f'<h1>Referee console</h1><p class="muted">Logged in as {escape(who)}. '
+            f'<form method="post" action="/referee/logout"><input type="hidden" name="csrf" '
+            f'value="{escape(csrf)}"><button>Log out</button></form></p>{msg}'
+            f'{_state_html(state)}<h2>Actions</h2>{actions}'
+            f'<p><a href="/referee/record">Download the record (JSON lines)</a></p>'
+            f'<h2>Illegal moves and takebacks</h2><p id="counts">{count_text}</p>'
+            f'<table id="incidents"><tr><th>time (UTC)</th><th>player</th><th>what</th></tr>'
+            f'{rows}</table>')
+    return _page("tavola referee", body, nonce, "/events")
+
+
+def event(event_id: str, data: dict[str, Any]) -> bytes:
+    """One server-sent event carrying the whole state."""
+    return f"id: {event_id}\nevent: state\ndata: {json.dumps(data)}\n\n".encode()

@@ -1,0 +1,342 @@
+"""The web server: aiohttp in the daemon's own asyncio loop (docs/web.md says why).
+
+The daemon calls :meth:`WebServer.publish` after each effect it applied; the hub keeps the
+newest state (public, and each seat's hand apart) with a version number, and every open
+event stream sends the whole state whenever the version moves. The stream's ``id:`` is the
+version (with the server run's epoch): a browser reconnecting with ``Last-Event-ID`` is
+sent the state again only if it changed meanwhile (or the daemon restarted); a new one gets
+it at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import secrets
+from typing import Any, Protocol
+from urllib.parse import quote
+
+from aiohttp import web
+
+from tavola.config import WebConfig
+from tavola.hardware.layout import Layout
+from tavola.journal import Journal
+from tavola.record import RecordError
+from tavola.web import pages
+from tavola.web.auth import RateLimited, Referees, RefereeSession, csrf_ok
+from tavola.web.referee import Host, Request, incidents, perform
+from tavola.web.view import public_state, seat_state
+
+log = logging.getLogger("tavola.web")
+
+COOKIE = "tavola_referee"
+NONCE = web.RequestKey("nonce", str)  # the script nonce of this response
+PING_SECONDS = 15.0  # a comment on an idle stream finds the clients that went away
+MAX_SEATS = 4
+MAX_STREAMS = 64  # open event streams at most: a Pi's memory is not for a crowd's tabs
+CALM_SECONDS = 0.25  # a state with nothing new but the clocks and the LEDs: 4 times a second
+
+
+class Board(Host, Protocol):
+    """The daemon as the web sees it: the referee's host plus the layout and journal."""
+
+    layout: Layout
+    journal: Journal
+
+
+class Hub:
+    """The newest state and its version; event streams wait here for the next one."""
+
+    def __init__(self) -> None:
+        self.epoch = secrets.token_hex(4)  # this server's run, in every event id
+        self.version = 0
+        self.public: dict[str, Any] = {}
+        self.seats: list[dict[str, str]] = []
+        self.closed = False
+        self._changed = asyncio.Event()
+
+    def publish(self, public: dict[str, Any], seats: list[dict[str, str]]) -> bool:
+        """Store a state; True if it differs from the last (then the version moves)."""
+        if public == self.public and seats == self.seats:
+            return False
+        self.public, self.seats = public, seats
+        self.version += 1
+        self._wake()
+        return True
+
+    def close(self) -> None:
+        """End every stream (the server stops)."""
+        self.closed = True
+        self._wake()
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait(self, after: int, timeout: float) -> None:
+        """Until the version passes ``after`` (or ``timeout`` seconds, or close)."""
+        if self.version > after or self.closed:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._changed.wait(), timeout)
+
+
+class WebServer:
+    """The live view, the seat pages and the referee console of one daemon."""
+
+    def __init__(self, board: Board, config: WebConfig) -> None:
+        self.board = board
+        self.config = config
+        self.hub = Hub()
+        self.referees = Referees(config.pin)
+        self.seat_tokens = [secrets.token_urlsafe(12) for _ in range(MAX_SEATS)]
+        self.runner: web.AppRunner | None = None
+        self.listening = asyncio.Event()  # set once :attr:`port` is the real one
+        self._published = float("-inf")
+        self.streams = 0
+        self.max_streams = MAX_STREAMS
+        self.port = config.port
+        self.app = web.Application(middlewares=[_headers])
+        self.app.add_routes([
+            web.get("/", self.live), web.get("/events", self.events),
+            web.get("/seat/{seat}", self.seat), web.get("/seat/{seat}/events", self.events),
+            web.post("/seat/{seat}/hint", self.hint),
+            web.get("/referee", self.referee), web.post("/referee/login", self.login),
+            web.post("/referee/logout", self.logout),
+            web.post("/referee/action", self.action),
+            web.get("/referee/record", self.record),
+        ])
+
+    # ----------------------------------------------------------------- lifecycle
+    async def start(self) -> None:
+        """Listen on the configured address (port 0: any free port, see :attr:`port`)."""
+        self.publish()
+        self.runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=1.0)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, self.config.host, self.config.port)
+        await site.start()
+        for address in self.runner.addresses:
+            if isinstance(address, tuple):
+                self.port = int(address[1])
+                break
+        self.listening.set()
+
+    async def stop(self) -> None:
+        """Close every stream and stop listening."""
+        self.hub.close()
+        if self.runner is not None:
+            await self.runner.cleanup()
+            self.runner = None
+
+    @property
+    def url(self) -> str:
+        """The view's address as a browser writes it."""
+        host = self.config.host
+        shown = "localhost" if host in ("127.0.0.1", "::1") else (
+            f"[{host}]" if ":" in host else host)
+        return f"http://{shown}:{self.port}"
+
+    def seat_urls(self) -> list[str]:
+        """Each seat's private page, with its token, for the terminal."""
+        names = self.board.session.game.player_names
+        return [f"{names[n]}: {self.url}/seat/{n}?token={self.seat_tokens[n]}"
+                for n in range(min(len(names), MAX_SEATS))]
+
+    def publish(self, urgent: bool = True) -> None:
+        """The session changed (or may have): store its state for the streams. A change
+        that is not ``urgent`` (a tick: the clocks, a blink) is taken at most every
+        :data:`CALM_SECONDS`, which keeps a Pi's CPU for the board."""
+        now = self.board.clock()
+        if not urgent and now - self._published < CALM_SECONDS:
+            return
+        self._published = now
+        session = self.board.session
+        players = min(session.game.num_players, MAX_SEATS)
+        self.hub.publish(public_state(session, self.board.layout, now),
+                         [seat_state(session, n) for n in range(players)])
+
+    # ----------------------------------------------------------------- pages
+    async def live(self, request: web.Request) -> web.Response:
+        """``/``: the live view."""
+        return _html(pages.live_page(self.hub.public, request[NONCE]))
+
+    def _seat_of(self, request: web.Request) -> int:
+        try:
+            seat = int(request.match_info["seat"])
+        except ValueError:
+            raise web.HTTPNotFound(text="no such seat") from None
+        token = request.query.get("token", "") or request.headers.get("X-Seat-Token", "")
+        if not 0 <= seat < len(self.hub.seats) or not hmac.compare_digest(
+                token.encode(), self.seat_tokens[seat].encode()):
+            raise web.HTTPForbidden(text="this seat's page needs the token shown on the "
+                                         "board's terminal")
+        return seat
+
+    async def seat(self, request: web.Request) -> web.Response:
+        """``/seat/N?token=``: the view plus that seat's hand."""
+        seat = self._seat_of(request)
+        events = f"/seat/{seat}/events?token={quote(self.seat_tokens[seat])}"
+        hint = "" if not self.board.session.hints else \
+            f"/seat/{seat}/hint?token={quote(self.seat_tokens[seat])}"
+        state = {**self.hub.public, **self.hub.seats[seat]}  # the mover's whole status
+        return _html(pages.seat_page(state, self.hub.seats[seat], events, request[NONCE], hint,
+                                     request.query.get("msg", "")))
+
+    async def hint(self, request: web.Request) -> web.Response:
+        """The seat's hint button: light the legal moves, if it is that seat's turn."""
+        _same_origin(request)
+        seat = self._seat_of(request)
+        session = self.board.session
+        if session.game.current_player != seat or session.game.outcome() is not None:
+            said = "A hint is for the player to move."
+        else:
+            fx = session.command("hint", self.board.clock(), self.board.wall())
+            self.board.apply(fx)
+            said = " ".join(fx.log)
+        raise web.HTTPSeeOther(f"/seat/{seat}?token={quote(self.seat_tokens[seat])}"
+                               f"&msg={quote(said)}")
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        """The event stream: the whole state now (unless the client has it), then at
+        every change; the seat's stream adds that seat's hand."""
+        seat = self._seat_of(request) if "seat" in request.match_info else None
+        if self.streams >= self.max_streams:
+            raise web.HTTPServiceUnavailable(text="too many open pages; close one",
+                                             headers={"Retry-After": "10"})
+        self.streams += 1
+        try:
+            return await self._stream(request, seat)
+        finally:
+            self.streams -= 1
+
+    async def _stream(self, request: web.Request, seat: int | None) -> web.StreamResponse:
+        response = web.StreamResponse(headers={
+            "Content-Type": "text/event-stream", "Cache-Control": "no-store",
+            "X-Accel-Buffering": "no"})
+        await response.prepare(request)
+        # The id is "<epoch>.<version>": an id from before a restart (another epoch) is
+        # no proof of anything, the versions started again.
+        epoch, _, number = request.headers.get("Last-Event-ID", "").partition(".")
+        sent = int(number) if epoch == self.hub.epoch and number.isdigit() else -1
+        try:
+            await response.write(b"retry: 1000\n\n")
+            while not self.hub.closed:
+                if self.hub.version != sent:
+                    sent = self.hub.version
+                    data = dict(self.hub.public)
+                    if seat is not None and seat < len(self.hub.seats):
+                        data.update(self.hub.seats[seat])
+                    await response.write(pages.event(f"{self.hub.epoch}.{sent}", data))
+                await self.hub.wait(sent, PING_SECONDS)
+                if self.hub.version == sent and not self.hub.closed:
+                    await response.write(b": ping\n\n")
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        return response
+
+    # ----------------------------------------------------------------- referee
+    def _referee(self, request: web.Request) -> RefereeSession | None:
+        return self.referees.session(request.cookies.get(COOKIE), self.board.clock())
+
+    async def referee(self, request: web.Request) -> web.Response:
+        """``/referee``: the PIN form, or the console for a logged-in referee."""
+        nonce = request[NONCE]
+        session = self._referee(request)
+        if session is None:
+            return _html(pages.login_page(nonce, enabled=self.referees.enabled))
+        try:
+            record = self.board.journal.resume()
+        except RecordError:  # the daemon says so on its own; the console still works
+            record = None
+        log_ = incidents(list(record.entries) if record is not None else [])
+        state = {**self.hub.public, "status": self.board.session.status()}  # all of it
+        return _html(pages.console_page(state, session.csrf, session.who, log_,
+                                        nonce, request.query.get("msg", "")))
+
+    async def login(self, request: web.Request) -> web.Response:
+        """POST the PIN: a session cookie, or refused (rate-limited after a few)."""
+        _same_origin(request)
+        form = await request.post()
+        client = request.remote or "?"
+        nonce = request[NONCE]
+        try:
+            session = self.referees.login(str(form.get("pin", "")), client, self.board.clock())
+        except RateLimited as exc:
+            log.warning("referee login from %s refused: %s", client, exc)
+            return _html(pages.login_page(nonce, f"Refused: {exc}."), status=429)
+        if session is None:
+            log.warning("wrong referee PIN from %s", client)
+            return _html(pages.login_page(nonce, "Wrong PIN.", self.referees.enabled),
+                         status=403)
+        response = web.HTTPSeeOther("/referee")
+        response.set_cookie(COOKIE, session.sid, max_age=int(self.referees.session_seconds),
+                            httponly=True, samesite="Strict", path="/")
+        raise response
+
+    def _checked(self, request: web.Request, form: Any) -> RefereeSession:
+        """The POST's session, its CSRF token and origin checked; 403 otherwise."""
+        _same_origin(request)
+        session = self._referee(request)
+        if session is None:
+            raise web.HTTPForbidden(text="log in at /referee first")
+        if not csrf_ok(session, str(form.get("csrf", ""))):
+            raise web.HTTPForbidden(text="stale or missing form token; reload /referee")
+        return session
+
+    async def logout(self, request: web.Request) -> web.Response:
+        """End the referee's session."""
+        self._checked(request, await request.post())
+        self.referees.logout(request.cookies.get(COOKIE))
+        response = web.HTTPSeeOther("/referee")
+        response.del_cookie(COOKIE, path="/")
+        raise response
+
+    async def action(self, request: web.Request) -> web.Response:
+        """One referee action, carried out through the session; back to the console."""
+        form = await request.post()
+        session = self._checked(request, form)
+        fields = {k: str(v) for k, v in form.items() if k not in ("csrf",)}
+        said = perform(self.board, Request(fields.pop("action", ""), fields, session.who))
+        log.info("%s: %s -> %s", session.who, fields, said)
+        self.publish()
+        raise web.HTTPSeeOther(f"/referee?msg={quote(said[:300])}")
+
+    async def record(self, request: web.Request) -> web.Response:
+        """The game in progress's record, as the journal holds it (JSON lines)."""
+        if self._referee(request) is None:
+            raise web.HTTPForbidden(text="log in at /referee first")
+        path = self.board.journal.current
+        body = path.read_bytes() if path.exists() else b""
+        return web.Response(body=body, content_type="application/x-ndjson", headers={
+            "Content-Disposition": 'attachment; filename="tavola-game.jsonl"'})
+
+
+def _same_origin(request: web.Request) -> None:
+    """Refuse a POST whose Origin (sent by every current browser) is another site."""
+    origin = request.headers.get("Origin")
+    if origin is not None and origin != f"{request.scheme}://{request.host}":
+        raise web.HTTPForbidden(text="cross-site request refused")
+
+
+def _html(text: str, status: int = 200) -> web.Response:
+    return web.Response(text=text, content_type="text/html", status=status)
+
+
+@web.middleware
+async def _headers(request: web.Request, handler: Any) -> web.StreamResponse:
+    """A script nonce per response and the headers that keep pages in their own frame."""
+    nonce = secrets.token_urlsafe(12)
+    request[NONCE] = nonce
+    response: web.StreamResponse = await handler(request)
+    if response.prepared:  # an event stream: its headers are sent already
+        return response
+    response.headers.setdefault(
+        "Content-Security-Policy",
+        f"default-src 'self'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; "
+        "img-src 'self' data:; frame-ancestors 'none'")
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    # Not no-referrer: with it, browsers send "Origin: null" on the console's own forms.
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    return response

@@ -1,0 +1,140 @@
+"""The pages in a real browser: Debian's chromium driven by Playwright, against a daemon
+on the simulator in the same event loop. Playwright's own browser download cannot work
+here, so the tests use /usr/bin/chromium (``make test`` installs it when run as root) and
+skip, saying what to install, without it. With TAVOLA_SCREENSHOTS=1 they also retake the
+README's screenshots in docs/img/ (else into a temporary folder, so a run leaves the tree
+clean).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.web.daemon import PIN, until, web_daemon
+
+CHROMIUM = os.environ.get("TAVOLA_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "img"
+IMAGES = DOCS_IMAGES  # where run_in_browser's scenario saves its screenshots
+CLOCK = {"TAVOLA_CLOCK_MODE": "fischer", "TAVOLA_CLOCK_MINUTES": "5"}
+
+try:
+    from playwright.async_api import Browser, async_playwright
+except ImportError:  # pragma: no cover - the dev extra installs it
+    async_playwright = None  # type: ignore[assignment]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(async_playwright is None,
+                       reason="browser tests: pip install playwright (the dev extra)"),
+    pytest.mark.skipif(shutil.which(CHROMIUM) is None,
+                       reason=f"browser tests: no {CHROMIUM}; install Debian's chromium "
+                              f"(sudo apt-get install chromium)"),
+]
+
+
+def run_in_browser(tmp_path: Path, scenario: object, game: str = "morris", **env: str,
+                   ) -> None:
+    """Run ``scenario(browser, daemon, url)`` with the daemon and chromium in one loop."""
+    import asyncio
+
+    global IMAGES
+    IMAGES = DOCS_IMAGES if os.environ.get("TAVOLA_SCREENSHOTS") == "1" else tmp_path / "img"
+
+    async def main() -> None:
+        async with web_daemon(tmp_path, game, **env) as (daemon, url), \
+                async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                await scenario(browser, daemon, url)  # type: ignore[operator]
+            finally:
+                await browser.close()
+
+    asyncio.run(main())
+
+
+def test_a_move_appears_live_and_a_late_page_sees_the_same(tmp_path: Path) -> None:
+    async def scenario(browser: Browser, daemon: object, url: str) -> None:
+        from tavola.daemon import Daemon
+        assert isinstance(daemon, Daemon)
+        page = await browser.new_page(viewport={"width": 900, "height": 640})
+        await page.goto(f"{url}/")
+        await page.wait_for_function("document.body.dataset.version !== ''")
+        daemon.console_line("d2")
+        await page.locator("#moves li", has_text="d2").wait_for()
+        daemon.console_line("a1")
+        await page.locator("#moves li", has_text="a1").wait_for()
+        late = await browser.new_page(viewport={"width": 900, "height": 640})
+        await late.goto(f"{url}/")
+        await late.locator("#moves li", has_text="a1").wait_for()
+        assert await late.locator("#moves").inner_text() == \
+            await page.locator("#moves").inner_text()
+        assert await late.locator("#last").inner_text() == "a1"
+        assert await page.locator('[data-cell="d2"] .piece').count() == 1
+        IMAGES.mkdir(parents=True, exist_ok=True)
+        await page.screenshot(path=str(IMAGES / "web-live.png"))
+
+    run_in_browser(tmp_path, scenario, **CLOCK)
+
+
+def test_the_referee_logs_in_and_adds_30_seconds(tmp_path: Path) -> None:
+    async def scenario(browser: Browser, daemon: object, url: str) -> None:
+        from tavola.daemon import Daemon
+        assert isinstance(daemon, Daemon)
+        clock = daemon.session.clock
+        assert clock is not None
+        page = await browser.new_page(viewport={"width": 900, "height": 900})
+        await page.goto(f"{url}/referee")
+        await page.fill('input[name="pin"]', "9999")
+        await page.click("text=Log in")
+        assert "Wrong PIN" in await page.locator("#message").inner_text()
+        await page.fill('input[name="pin"]', PIN)
+        await page.click("text=Log in")
+        await page.locator("h1", has_text="Referee console").wait_for()
+        before = clock.remaining(1, daemon.clock()) or 0.0
+        form = page.locator("form", has=page.locator('button[value="clock"]'))
+        await form.locator('select[name="player"]').select_option("1")
+        await form.locator('input[name="seconds"]').fill("30")
+        await form.locator('input[name="reason"]').fill("clock knocked over")
+        await form.locator("button").click()
+        await page.locator("#message").wait_for()
+        assert "Refused" not in await page.locator("#message").inner_text()
+        await until(lambda: (clock.remaining(1, daemon.clock()) or 0.0) > before + 25)
+        IMAGES.mkdir(parents=True, exist_ok=True)
+        await page.screenshot(path=str(IMAGES / "web-referee.png"), full_page=True)
+
+    run_in_browser(tmp_path, scenario, **CLOCK)
+
+
+def test_the_referee_resolves_an_ambiguous_reading(tmp_path: Path) -> None:
+    async def scenario(browser: Browser, daemon: object, url: str) -> None:
+        from tavola.daemon import Daemon
+        assert isinstance(daemon, Daemon)
+        game = daemon.session.game
+        cell = next(str(m).split("@")[1] for m in game.legal_moves()
+                    if "@" in str(m) and not str(m).startswith("unicorn"))
+        candidates = [str(m) for m in game.legal_moves() if str(m).endswith("@" + cell)]
+        view = await browser.new_page(viewport={"width": 900, "height": 700})
+        await view.goto(f"{url}/")
+        daemon.console_line(f"place {cell} R")  # a chip: the animal's card, or a unicorn?
+        await view.locator("#status", has_text="ambiguous").wait_for()
+        IMAGES.mkdir(parents=True, exist_ok=True)
+        await view.screenshot(path=str(IMAGES / "web-sequence.png"))
+        page = await browser.new_page()
+        await page.goto(f"{url}/referee")
+        await page.fill('input[name="pin"]', PIN)
+        await page.click("text=Log in")
+        form = page.locator("form", has=page.locator('button[value="play"]'))
+        await form.locator('input[name="move"]').fill(candidates[-1])
+        await form.locator("button").click()
+        await page.locator("#message").wait_for()
+        await view.locator("#moves li", has_text=candidates[-1]).wait_for()
+        assert [str(m) for m in daemon.session.game.history] == [candidates[-1]]
+        assert "ambiguous" not in await view.locator("#status").inner_text()
+
+    run_in_browser(tmp_path, scenario, "sequence-kids", TAVOLA_GAME_PARAMS_CARDS="declared")

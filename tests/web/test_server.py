@@ -1,0 +1,368 @@
+"""The web server inside a running daemon (simulator, real loopback HTTP): the live view
+and its event stream, the referee's login and actions, the seat pages' secrecy, and the
+security rules (no write without the PIN session, CSRF, loopback by default, escaping)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from html import escape
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from tavola.config import ConfigError, load_config
+from tavola.web import pages
+from tavola.web.auth import MAX_FAILURES, RateLimited, Referees
+from tests.web.daemon import PIN, login, next_event, until, web_daemon
+
+CLOCK = {"TAVOLA_CLOCK_MODE": "fischer", "TAVOLA_CLOCK_MINUTES": "5"}
+
+
+def journal_lines(tmp_path: Path) -> list[dict[str, object]]:
+    path = tmp_path / "journal" / "current.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.endswith("}")]
+
+
+def test_the_web_is_off_and_loopback_by_default() -> None:
+    web = load_config(None, {}, {}).web
+    assert (web.enabled, web.host, web.port, web.pin) == (False, "127.0.0.1", 8080, "")
+
+
+@pytest.mark.parametrize(("env", "named"), [
+    ({"TAVOLA_WEB_LISTEN": "8080"}, "web.listen = '8080': must be HOST:PORT"),
+    ({"TAVOLA_WEB_LISTEN": "localhost:99999"}, "web.listen"),
+    ({"TAVOLA_WEB_PIN": "12"}, "web.pin: the PIN must have at least 4"),
+    ({"TAVOLA_WEB_PIN": "1234", "TAVOLA_WEB_PIN_FILE": "/x"}, "keep one of them"),
+    ({"TAVOLA_WEB_PIN_FILE": "/nonexistent/pin"}, "web.pin_file = '/nonexistent/pin': cannot"),
+    ({"TAVOLA_WEB_ENABLED": "maybe"}, "web.enabled = 'maybe': must be true or false"),
+])
+def test_bad_web_settings_name_the_key(env: dict[str, str], named: str) -> None:
+    with pytest.raises(ConfigError, match=None) as raised:
+        load_config(None, env, {})
+    assert named in str(raised.value)
+
+
+def test_the_pin_is_read_from_its_file(tmp_path: Path) -> None:
+    (tmp_path / "pin").write_text("90210\n")
+    web = load_config(None, {"TAVOLA_WEB_PIN_FILE": str(tmp_path / "pin")}, {}).web
+    assert web.pin == "90210"
+
+
+def test_a_move_reaches_the_stream_and_a_late_joiner_gets_the_state(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path) as (daemon, url), aiohttp.ClientSession() as http:
+            page = await (await http.get(f"{url}/")).text()
+            assert "<svg" in page and "morris: White to move" in page
+            async with http.get(f"{url}/events") as first:
+                assert first.headers["Content-Type"] == "text/event-stream"
+                _, state = await next_event(first)  # the whole state at once
+                assert state["moves"] == []
+                daemon.console_line("d2")  # a man put down on the simulated board
+                while not state["moves"]:
+                    version, state = await next_event(first)
+                assert state["moves"] == ["d2"] and state["last"] == "d2"
+                async with http.get(f"{url}/events") as late:
+                    late_version, late_state = await next_event(late)
+                    assert late_state["moves"] == ["d2"] and late_version >= version
+                # A reconnect that has the newest state is not sent it again: the next
+                # event it gets is a newer one.
+                daemon.console_line("a1")
+                await until(lambda: len(daemon.session.game.history) == 2)
+                assert daemon.web is not None
+                now, epoch = daemon.web.hub.version, daemon.web.hub.epoch
+                async with http.get(f"{url}/events",
+                                    headers={"Last-Event-ID": f"{epoch}.{now}"}) as again:
+                    daemon.console_line("g7")
+                    got, _ = await next_event(again)
+                    assert got > now
+                # The same number from another run of the server is sent the state.
+                async with http.get(f"{url}/events",
+                                    headers={"Last-Event-ID": f"0000.{now}"}) as restarted:
+                    got, _ = await next_event(restarted)
+                    assert got == daemon.web.hub.version
+
+    asyncio.run(scenario())
+
+
+def test_every_write_needs_the_referee_session(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path) as (daemon, url), aiohttp.ClientSession() as http:
+            assert daemon.web is not None
+            posts = [r.resource.canonical for r in daemon.web.app.router.routes()
+                     if r.method == "POST" and r.resource is not None]
+            assert len(posts) == 4  # a new POST route: decide here how it is guarded
+            for path in posts:
+                if path == "/referee/login":
+                    continue  # it takes the PIN itself (tested below)
+                path = path.replace("{seat}", "0")  # a seat's POST needs the seat's token
+                response = await http.post(f"{url}{path}", data={"action": "new"},
+                                           allow_redirects=False)
+                assert response.status == 403, path
+            assert (await http.get(f"{url}/referee/record")).status == 403
+            page = await (await http.get(f"{url}/referee")).text()
+            assert 'name="pin"' in page and "Referee console" not in page
+
+    asyncio.run(scenario())
+    assert [e["type"] for e in journal_lines(tmp_path)] == ["start"]
+
+
+def test_a_wrong_pin_is_refused_and_rate_limited(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path) as (_, url), aiohttp.ClientSession() as http:
+            response = await http.post(f"{url}/referee/login", data={"pin": "0000"})
+            assert response.status == 403 and "Wrong PIN" in await response.text()
+            assert not http.cookie_jar.filter_cookies(url)  # type: ignore[arg-type]
+            for _ in range(MAX_FAILURES - 1):
+                await http.post(f"{url}/referee/login", data={"pin": "0000"})
+            locked = await http.post(f"{url}/referee/login", data={"pin": PIN})
+            assert locked.status == 429  # even the right PIN waits now
+
+    asyncio.run(scenario())
+
+
+def test_the_rate_limit_ends_and_a_session_expires() -> None:
+    referees = Referees("4711", session_seconds=100.0)
+    for n in range(MAX_FAILURES):
+        assert referees.login("1111", "10.0.0.2", float(n)) is None
+    with pytest.raises(RateLimited):
+        referees.login("4711", "10.0.0.2", 10.0)
+    assert referees.login("4711", "10.0.0.3", 10.0) is not None  # another client
+    session = referees.login("4711", "10.0.0.2", 70.0)  # the window has passed
+    assert session is not None
+    assert referees.session(session.sid, 169.0) is session
+    assert referees.session(session.sid, 170.0) is None
+
+
+def test_the_session_cookie_is_httponly_and_strict(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path) as (_, url), aiohttp.ClientSession() as http:
+            response = await http.post(f"{url}/referee/login", data={"pin": PIN},
+                                        allow_redirects=False)
+            assert response.status == 303
+            cookie = response.headers["Set-Cookie"]
+            assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+            assert "Max-Age=" in cookie
+
+    asyncio.run(scenario())
+
+
+def test_csrf_is_refused(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path, **CLOCK) as (_, url), aiohttp.ClientSession() as http:
+            token = await login(http, url)
+            form = {"action": "pause", "reason": "x"}
+            no_token = await http.post(f"{url}/referee/action", data=form,
+                                       allow_redirects=False)
+            assert no_token.status == 403
+            cross = await http.post(f"{url}/referee/action", data={**form, "csrf": token},
+                                    headers={"Origin": "http://evil.example"},
+                                    allow_redirects=False)
+            assert cross.status == 403
+            login_cross = await http.post(f"{url}/referee/login", data={"pin": PIN},
+                                          headers={"Origin": "http://evil.example"})
+            assert login_cross.status == 403
+
+    asyncio.run(scenario())
+    assert "referee" not in [e["type"] for e in journal_lines(tmp_path)]
+
+
+def test_the_referee_adds_time_pauses_undoes_and_declares(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path, **CLOCK) as (daemon, url), \
+                aiohttp.ClientSession() as http:
+            token = await login(http, url)
+
+            async def act(**form: str) -> str:
+                response = await http.post(f"{url}/referee/action",
+                                           data={"csrf": token, **form})
+                assert response.status == 200
+                page = await response.text()
+                return page.split('id="message">', 1)[1].split("</p>", 1)[0]
+
+            clock = daemon.session.clock
+            assert clock is not None
+            before = clock.remaining(1, daemon.clock()) or 0.0
+            said = await act(action="clock", player="1", seconds="30", reason="phone rang")
+            assert "Refused" not in said
+            assert (clock.remaining(1, daemon.clock()) or 0.0) == pytest.approx(before + 30)
+            assert "Refused" not in await act(action="pause")
+            assert not clock.running
+            assert (await act(action="pause")).startswith("Refused: The clocks are already")
+            await act(action="resume")
+            daemon.console_line("d2")
+            daemon.console_line("a1")
+            await until(lambda: len(daemon.session.game.history) == 2)
+            refused = await act(action="undo", ply="0")  # the board still shows both
+            assert refused.startswith("Refused: The board still shows a1")
+            assert await act(action="undo", ply="7") == "Refused: ply must be 0..1 (now at ply 2)"
+            said = await act(action="result", kind="forfeit", winner="0", reason="left")
+            assert "Game over" in said
+            assert daemon.session.game.outcome() is not None
+
+    asyncio.run(scenario())
+
+
+def test_refereed_actions_are_journaled_with_who(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path, **CLOCK) as (_, url), aiohttp.ClientSession() as http:
+            token = await login(http, url)
+            await http.post(f"{url}/referee/action",
+                            data={"csrf": token, "action": "clock", "player": "0",
+                                  "seconds": "-10", "reason": "late"})
+            await http.post(f"{url}/referee/action",
+                            data={"csrf": token, "action": "play", "move": "zz9"})
+
+    asyncio.run(scenario())
+    entries = journal_lines(tmp_path)
+    referee = [e for e in entries if e["type"] == "referee"]
+    assert len(referee) == 1  # the refused move was not journaled
+    note = referee[0]
+    assert note["action"] == "clock -10 s White" and note["reason"] == "late"
+    assert str(note["who"]).startswith("referee@127.0.0.1")
+    after = entries[entries.index(note) + 1]
+    assert after["type"] == "clock"
+
+
+def test_a_seat_sees_its_own_cards_only(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path, "sequence-kids") as (daemon, url), \
+                aiohttp.ClientSession() as http:
+            assert daemon.web is not None
+            game = daemon.session.game
+            hands = [game.private_text(n) for n in range(game.num_players)]
+            assert all(hands) and hands[0] != hands[1]
+            token = daemon.web.seat_tokens[0]
+            assert (await http.get(f"{url}/seat/0?token=wrong")).status == 403
+            assert (await http.get(f"{url}/seat/1?token={token}")).status == 403
+            seat = await (await http.get(f"{url}/seat/0?token={token}")).text()
+            public = await (await http.get(f"{url}/")).text()
+            assert escape(hands[0]) in seat
+            assert escape(hands[1]) not in seat
+            assert all(escape(h) not in public for h in hands)
+            async with http.get(f"{url}/seat/0/events?token={token}") as stream:
+                _, state = await next_event(stream)
+                raw = json.dumps(state).encode()
+            assert state["hand"] == hands[0]
+            assert hands[1].encode() not in raw and json.dumps(hands[1]) not in raw.decode()
+            async with http.get(f"{url}/events") as stream:
+                _, state = await next_event(stream)
+            assert "hand" not in state and hands[0] not in json.dumps(state)
+
+    asyncio.run(scenario())
+
+
+def test_user_text_is_escaped() -> None:
+    evil = "<script>alert(1)</script>"
+    state = {"game": evil, "svg": "", "status": evil, "turn": evil, "result": "",
+             "clocks": evil, "last": evil, "moves": [evil], "players": [evil, "b"],
+             "health": evil}
+    html = (pages.live_page(state, "n") + pages.console_page(state, evil, evil, [], "n", evil)
+            + pages.seat_page(state, {"seat": evil, "hand": evil}, evil, "n", evil, evil)
+            + pages.login_page("n", evil))
+    assert evil not in html and "&lt;script&gt;" in html
+
+
+
+def test_the_referee_starts_a_new_game(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path) as (daemon, url), aiohttp.ClientSession() as http:
+            token = await login(http, url)
+            daemon.console_line("d2")
+            await until(lambda: len(daemon.session.game.history) == 1)
+            response = await http.post(f"{url}/referee/action", data={
+                "csrf": token, "action": "new", "reason": "wrong opening"})
+            assert "New game started." in await response.text()
+            assert daemon.session.game.history == ()
+            assert [e["type"] for e in journal_lines(tmp_path)][:1] == ["start"]
+            assert not any(e["type"] == "action" for e in journal_lines(tmp_path))
+
+    asyncio.run(scenario())
+    filed = next((tmp_path / "journal" / "games").glob("*.jsonl"))
+    entries = [json.loads(line) for line in filed.read_text().splitlines()]
+    note = next(e for e in entries if e["type"] == "referee")
+    assert (note["action"], note["reason"]) == ("new game", "wrong opening")
+    assert entries[-1]["type"] == "result"
+
+
+def test_the_seat_links_are_printed_and_a_seat_asks_for_a_hint(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path, "sequence-kids") as (daemon, url), \
+                aiohttp.ClientSession() as http:
+            assert daemon.web is not None
+            tokens = daemon.web.seat_tokens
+            shown = "\n".join(daemon._log_tail)
+            assert f"Seat page of Red: {url}/seat/0?token={tokens[0]}" in shown
+            assert f"Seat page of Yellow: {url}/seat/1?token={tokens[1]}" in shown
+            other = await http.post(f"{url}/seat/1/hint?token={tokens[1]}")
+            assert "A hint is for the player to move." in await other.text()
+            assert (await http.post(f"{url}/seat/0/hint?token=nope")).status == 403
+            mine = await http.post(f"{url}/seat/0/hint?token={tokens[0]}")
+            assert "Hint: Red&#x27;s legal moves are lit blue." in await mine.text()
+
+    asyncio.run(scenario())
+
+
+def test_open_streams_are_limited(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path) as (daemon, url), aiohttp.ClientSession() as http:
+            assert daemon.web is not None
+            daemon.web.max_streams = 2
+            first = await http.get(f"{url}/events")
+            second = await http.get(f"{url}/events")
+            third = await http.get(f"{url}/events")
+            assert (first.status, second.status, third.status) == (200, 200, 503)
+            first.close()  # its slot is free at the next write to it: a change, or a ping
+            daemon.console_line("d2")
+            await until(lambda: daemon.web is not None and daemon.web.streams < 2)
+            fourth = await http.get(f"{url}/events")
+            assert fourth.status == 200
+            second.close()
+            fourth.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_taken_port_is_one_clear_line(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "tavola.cli", "run", "--journal", str(tmp_path),
+             "--leds", "none", "--console", "off"],
+            env={**__import__("os").environ, "TAVOLA_WEB_ENABLED": "true",
+                 "TAVOLA_WEB_LISTEN": f"127.0.0.1:{port}"},
+            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert f"web.listen = '127.0.0.1:{port}': cannot listen there" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_ambiguous_card_is_told_only_to_its_holder(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        # Seed 5 deals Red a unicorn: any chip Red puts down could be an animal or it.
+        async with web_daemon(tmp_path, "sequence-kids", TAVOLA_GAME_PARAMS_SEED="5") as (
+                daemon, url), aiohttp.ClientSession() as http:
+            assert daemon.web is not None
+            game = daemon.session.game
+            assert "unicorn" in game.private_text(0)
+            cell = next(str(m).split("@")[1] for m in game.legal_moves()
+                        if "@" in str(m) and not str(m).startswith(("unicorn", "dragon")))
+            candidates = [str(m) for m in game.legal_moves() if str(m).endswith("@" + cell)]
+            assert len(candidates) == 2
+            daemon.console_line(f"place {cell} R")
+            await until(lambda: "ambiguous" in daemon.session.status())
+            public = await (await http.get(f"{url}/")).text()
+            seat = await (await http.get(
+                f"{url}/seat/0?token={daemon.web.seat_tokens[0]}")).text()
+            assert "the player to move says which card" in public
+            assert all(c not in public for c in candidates)
+            assert all(c in seat for c in candidates)
+
+    asyncio.run(scenario())
