@@ -131,7 +131,7 @@ def test_the_tables_agree_with_search_to_the_end(built: Endgames, mover: int,
         else:
             drawn += 1
             assert abs(score) < WIN // 2, game.view()
-    assert drawn >= 4
+    assert drawn >= (1 if (mover, opponent) == (3, 3) else 4)  # 3 v 3: 0.15 % are drawn
     # The flier's mill against four men leads into 3 v 3, never a result within two turns.
     assert short >= 6 or (mover, opponent) == (3, 4)
 
