@@ -25,6 +25,7 @@ from tavola.journal import Journal
 from tavola.record import ActionEntry, Entry, IllegalEntry, ResultEntry, StartEntry, replay
 from tavola.session import Session
 from tests.games.test_transcripts import TRANSCRIPTS, parse
+from tests.positions import morris_moving_phase
 
 TICK = 0.05
 
@@ -180,14 +181,7 @@ def test_a_mill_then_its_removal_slides_and_a_takeback(tmp_path: Path) -> None:
 
 
 def test_a_slide_over_a_legal_square_waits_to_settle(tmp_path: Path) -> None:
-    game = new_game("morris")
-    while len(game.history) < 18:  # place every man without a mill: the moving phase
-        for move in game.legal_moves():
-            player = game.current_player
-            game.apply(move)
-            if game.current_player != player:
-                break
-            game.undo()
+    game = morris_moving_phase()
     legal = sorted(str(m) for m in game.legal_moves())
     assert legal == ["c5-c4", "c5-d5"]  # the position this placement order reaches
     board = Board(game, tmp_path)

@@ -20,6 +20,7 @@ from tavola.hardware.sim import SimSensor
 from tavola.inference import Ambiguous
 from tavola.record import AmendEntry, Entry, Record, StartEntry, replay
 from tavola.session import Session
+from tests.positions import morris_moving_phase
 
 CFG = InferenceConfig()
 
@@ -98,14 +99,7 @@ class Table:
 
 def morris_moving() -> Game[Any]:
     """Morris with all 18 men placed and no mill: the moving phase."""
-    game = new_game("morris")
-    while len(game.history) < 18:
-        for move in game.legal_moves():
-            player = game.current_player
-            game.apply(move)
-            if game.current_player != player:
-                break
-            game.undo()
+    game = morris_moving_phase()
     return game
 
 

@@ -18,6 +18,7 @@ from tavola.inference import (
     change_between,
 )
 from tests.games.test_base import Race
+from tests.positions import morris_moving_phase
 
 
 def play(game: Game[Any], *moves: str) -> Game[Any]:
@@ -63,14 +64,7 @@ def test_lifting_a_piece_lights_its_targets_then_a_slide_waits_to_settle(
     inf: Inference,
 ) -> None:
     # Place all 18 men without closing a mill, so the game is in the moving phase.
-    g = new_game("morris")
-    while len(g.history) < 18:
-        for move in g.legal_moves():
-            player = g.current_player
-            g.apply(move)
-            if g.current_player != player:
-                break
-            g.undo()
+    g = morris_moving_phase()
     legal = {str(m) for m in g.legal_moves()}
     assert legal and all("-" in m for m in legal)  # sanity: White slides now
     origin = max(legal, key=lambda m: sum(x.startswith(m[:2]) for x in legal))[:2]

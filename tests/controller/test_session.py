@@ -12,6 +12,7 @@ from tavola.games import Game, new_game
 from tavola.hardware.layout import Layout
 from tavola.record import ActionEntry, IllegalEntry, UndoEntry
 from tavola.session import Effects, Session, StartupError
+from tests.positions import place_all_without_mills
 
 MORRIS = Layout.for_game("morris")
 FIVE = Layout.for_game("tessere")
@@ -44,16 +45,6 @@ def morris_session(**kw: Any) -> Session:
     game = new_game("morris")
     return Session(game, MORRIS, "occupancy", cells=MORRIS.cells,
                    **{"settle": 0.25, "grace": 1.5, **kw})
-
-
-def place_all_without_mills(game: Game[Any]) -> None:
-    while len(game.history) < 18:
-        for move in game.legal_moves():
-            player = game.current_player
-            game.apply(move)
-            if game.current_player != player:
-                break
-            game.undo()
 
 
 def test_an_accepted_placement_is_journaled_and_lit_green() -> None:

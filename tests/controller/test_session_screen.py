@@ -13,6 +13,7 @@ from tavola.games import Game, Outcome, new_game
 from tavola.hardware.layout import Layout
 from tavola.record import ResultEntry, UndoEntry
 from tavola.session import Session
+from tests.positions import morris_moving_phase
 
 MORRIS = Layout.for_game("morris")
 DRAUGHTS = Layout.for_game("draughts")
@@ -100,14 +101,7 @@ def test_a_per_move_limit_shows_what_is_left() -> None:
 
 # ------------------------------------------------------------------ hints per policy
 def lifted_morris(**kw: Any) -> tuple[Session, Any]:
-    game = new_game("morris")
-    while len(game.history) < 18:  # place every man, closing no mill
-        for move in game.legal_moves():
-            player = game.current_player
-            game.apply(move)
-            if game.current_player != player:
-                break
-            game.undo()
+    game = morris_moving_phase()
     s = session(game, **kw)
     s.start(0.0, 0.0)
     origin = str(game.legal_moves()[0])[:2]
