@@ -14,18 +14,9 @@ from tests.games.test_base import Race
 
 
 def run(game: Race, lines: list[str]) -> tuple[Outcome | None, str]:
-    feed: Iterator[str] = iter(lines)
-    out: list[str] = []
-
-    def read(prompt: str) -> str:
-        out.append(prompt)
-        try:
-            return next(feed)
-        except StopIteration:
-            raise EOFError from None
-
-    result = play(game, read, out.append)
-    return result, "\n".join(out)
+    """Play ``game`` at the terminal, typing ``lines``: the outcome and everything shown."""
+    result, out = _run_any(game, lines, None)
+    return result, out
 
 
 def test_a_game_to_the_end_with_an_illegal_move_and_an_undo(tmp_path: Path) -> None:

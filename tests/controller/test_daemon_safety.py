@@ -26,6 +26,7 @@ from tavola.hardware.base import SensorEvent
 from tavola.hardware.sim import SimSensor
 from tavola.journal import Journal
 from tavola.record import ActionEntry, StartEntry
+from tests.controller.test_daemon import start as spawn
 from tests.controller.test_daemon import wait_for
 
 TAVOLA = [sys.executable, "-m", "tavola.cli"]
@@ -42,17 +43,6 @@ def run(tmp_path: Path, script: str, *args: str, env: dict[str, str] | None = No
          "--console", "off", "--script", str(tmp_path / "moves.txt"), *args],
         env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL, capture_output=True,
         text=True, timeout=timeout,
-    )
-
-
-def spawn(tmp_path: Path, script: str, *args: str,
-          env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    (tmp_path / "moves.txt").write_text(script)
-    return subprocess.Popen(
-        [*TAVOLA, "run", "--journal", str(tmp_path / "state"), "--leds", "none",
-         "--console", "off", "--script", str(tmp_path / "moves.txt"), *args],
-        env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
 
 
