@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tavola.games import Game
+from tavola.games.morris import Morris
 
 WIN = 1_000_000  # a won game; minus the plies it takes, so sooner is better
 Evaluator = Callable[[Game[Any]], int]
@@ -71,7 +72,8 @@ def _morris(game: Game[Any]) -> int:
                 own |= bit
             else:
                 opp |= bit
-    hand: list[int] = game._hand  # type: ignore[attr-defined]  # not in the board's view
+    assert isinstance(game, Morris)
+    hand = [game.men_in_hand(0), game.men_in_hand(1)]  # not in the board's view
     empty = ((1 << 24) - 1) & ~(own | opp)
     n_own, n_opp = own.bit_count(), opp.bit_count()
     placing = hand[0] or hand[1]

@@ -428,6 +428,10 @@ class Morris(Game[MorrisMove]):
             f"{text!r} is not morris notation: place 'd2', slide or fly 'a1-a4', remove 'xg7'"
         )
 
+    def men_in_hand(self, player: int) -> int:
+        """How many men ``player`` has still to place (the board cannot show them)."""
+        return self._hand[player]
+
     def expectation(self) -> str:
         """After a mill: 'White formed a mill: remove a black man (not one in a mill)'."""
         if not self._pending or self._result is not None:

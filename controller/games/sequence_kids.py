@@ -812,6 +812,12 @@ class SequenceKids(Game[SequenceMove]):
             "outcome": out.to_dict() if out else None,
         }
 
+    def animals(self) -> dict[str, str]:
+        """The animal printed on each space of this game's board (the corners have none),
+        for drawing it: cell name -> animal."""
+        return {cell: animal for cell, animal in zip(CELLS, self._layout.animal_at,
+                                                      strict=True) if animal}
+
     def private_text(self, player: int) -> str:
         """``player``'s hand for the terminal, with the dead cards marked."""
         self._check_player(player)

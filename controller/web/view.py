@@ -57,11 +57,8 @@ def places(game: Game[Any], layout: Layout) -> list[Place]:
 
 def _labels(game: Game[Any]) -> dict[str, str]:
     """Sequence for Kids: the animal printed on each space."""
-    printed = getattr(getattr(game, "_layout", None), "animal_at", None)
-    if game.name != "sequence-kids" or printed is None:
-        return {}
-    from tavola.games.sequence_kids import CELLS
-    return {cell: str(animal) for cell, animal in zip(CELLS, printed, strict=False) if animal}
+    from tavola.games.sequence_kids import SequenceKids
+    return game.animals() if isinstance(game, SequenceKids) else {}
 
 
 def _fill(game: Game[Any], token: str) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tavola.games import Game, IllegalMoveError, Outcome, Reason, perft
+from tavola.games import Game, IllegalMoveError, Outcome, Reason, new_game, perft
 from tavola.games.morris import Morris, MorrisMove
 
 # The 24 points of RULES.md "Notation", in its order.
@@ -569,3 +569,12 @@ def test_random_games_agree_with_the_reference_and_keep_the_men(params: dict[str
                     assert g.current_player != mover
                 else:
                     assert g.current_player == mover and after["pending_removals"] >= 1
+
+
+def test_men_in_hand_count_down_as_they_are_placed() -> None:
+    game = new_game("morris")
+    assert (game.men_in_hand(0), game.men_in_hand(1)) == (9, 9)
+    game.apply("d2")
+    assert (game.men_in_hand(0), game.men_in_hand(1)) == (8, 9)
+    game.undo()
+    assert game.men_in_hand(0) == 9

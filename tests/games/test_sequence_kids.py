@@ -876,3 +876,11 @@ def test_random_games_keep_cards_and_chips(params: dict[str, Any]) -> None:
             for move in g.history:
                 replay.apply(move)
             assert replay.to_dict() == g.to_dict()
+
+
+def test_the_printed_animals_are_public_and_leave_the_corners_blank() -> None:
+    game = new_game("sequence-kids")
+    animals = game.animals()
+    assert len(animals) == len(game.view()) - 4  # the four corners carry no animal
+    assert set(game.view()) - set(animals) == {"a1", "a7", "f1", "f7"}
+    assert all(animals.values())
