@@ -247,9 +247,6 @@ _MAN_DIRS: tuple[tuple[tuple[tuple[_ManDir, ...], ...], ...], ...] = tuple(
     tuple(tuple(_man_dirs(sq, side, backward) for sq in range(N_SQUARES)) for side in (0, 1))
     for backward in (False, True)
 )
-_MAN_STEPS: tuple[tuple[_Step, ...], ...] = tuple(
-    tuple(_steps(sq, _FORWARD[side]) for sq in range(N_SQUARES)) for side in (0, 1)
-)
 _KING_STEPS: tuple[_Step, ...] = tuple(_steps(sq, range(4)) for sq in range(N_SQUARES))
 _JUMPS_FORWARD: tuple[tuple[_Jump, ...], ...] = tuple(
     tuple(_jumps(sq, _FORWARD[side]) for sq in range(N_SQUARES)) for side in (0, 1)
