@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
-from tavola.web.referee import RESULT_KINDS, Incident
+from tavola.web.referee import REFEREE, RESULT_KINDS, Incident
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:1em;background:#faf7f0;color:#222}
@@ -108,6 +108,12 @@ def _player_select(players: list[str], name: str) -> str:
     return f'<select name="{name}">{options}</select>'
 
 
+def _who(players: list[str], player: int) -> str:
+    if player == REFEREE:
+        return "referee"
+    return players[player] if 0 <= player < len(players) else str(player)
+
+
 def console_page(state: dict[str, Any], csrf: str, who: str, log: list[Incident],
                  nonce: str, message: str = "") -> str:
     """``/referee`` with a session: the state, the actions, the incident log."""
@@ -118,6 +124,9 @@ def console_page(state: dict[str, Any], csrf: str, who: str, log: list[Incident]
         _form(csrf, "play", '<input name="move" placeholder="intended move">', "Play move"),
         _form(csrf, "undo", f'<input name="ply" type="number" min="0" max="{max(0, plies - 1)}"'
               f' value="{max(0, plies - 1)}">{reason}', "Undo to ply"),
+        _form(csrf, "correct", f'from ply <input name="ply" type="number" min="0" '
+              f'max="{plies}" value="{max(0, plies - 1)}"> play <input name="moves" '
+              f'placeholder="intended move(s)">{reason}', "Correct"),
         _form(csrf, "clock", _player_select(players, "player") +
               ' <input name="seconds" type="number" step="any" value="30">' + reason,
               "Add seconds"),
@@ -132,7 +141,7 @@ def console_page(state: dict[str, Any], csrf: str, who: str, log: list[Incident]
     count_text = ", ".join(f"{escape(p)}: {counts.get(n, 0)}" for n, p in enumerate(players))
     rows = "".join(
         f"<tr><td>{datetime.fromtimestamp(i.wall, UTC):%H:%M:%S}</td>"
-        f"<td>{escape(players[i.player] if 0 <= i.player < len(players) else str(i.player))}"
+        f"<td>{escape(_who(players, i.player))}"
         f"</td><td>{escape(i.what)}</td></tr>" for i in log)
     msg = f'<p class="msg" id="message">{escape(message)}</p>' if message else ""
     body = (f'<h1>Referee console</h1><p class="muted">Logged in as {escape(who)}. '
@@ -140,7 +149,7 @@ def console_page(state: dict[str, Any], csrf: str, who: str, log: list[Incident]
             f'value="{escape(csrf)}"><button>Log out</button></form></p>{msg}'
             f'{_state_html(state)}<h2>Actions</h2>{actions}'
             f'<p><a href="/referee/record">Download the record (JSON lines)</a></p>'
-            f'<h2>Illegal moves and takebacks</h2><p id="counts">{count_text}</p>'
+            f'<h2>Illegal moves, takebacks and corrections</h2><p id="counts">{count_text}</p>'
             f'<table id="incidents"><tr><th>time (UTC)</th><th>player</th><th>what</th></tr>'
             f'{rows}</table>')
     return _page("tavola referee", body, nonce, "/events")

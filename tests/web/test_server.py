@@ -194,9 +194,28 @@ def test_the_referee_adds_time_pauses_undoes_and_declares(tmp_path: Path) -> Non
             daemon.console_line("d2")
             daemon.console_line("a1")
             await until(lambda: len(daemon.session.game.history) == 2)
-            refused = await act(action="undo", ply="0")  # the board still shows both
-            assert refused.startswith("Refused: The board still shows a1")
-            assert await act(action="undo", ply="7") == "Refused: ply must be 0..1 (now at ply 2)"
+            assert await act(action="undo", ply="7") == (
+                "Refused: There is no ply 7: the game is at ply 2.")
+            assert await act(action="undo", ply="x") == (
+                "Refused: ply must be a whole number, got &#x27;x&#x27;")
+            assert await act(action="correct", ply="1", moves="d2") == (
+                "Refused: Illegal after ply 1: d2: d2 is occupied")
+            said = await act(action="correct", ply="1", moves="g7", reason="misread")
+            assert "Took back a1." in said and "Black: g7" in said
+            # The board still shows a1: play waits until it shows g7 instead.
+            assert daemon.session.restoring == 2
+            assert "set the board to it (lift a1, put a piece on g7)" in \
+                daemon.session.status()
+            daemon.console_line("a1-g7")
+            await until(lambda: daemon.session.restoring is None)
+            assert [str(m) for m in daemon.session.game.history] == ["d2", "g7"]
+            entries = journal_lines(tmp_path)
+            note = next(e for e in entries if e["type"] == "referee"
+                        and e["action"] == "correct to ply 1: g7")
+            assert note["reason"] == "misread" and str(note["who"]).startswith("referee@")
+            at = entries.index(note)
+            assert [e["type"] for e in entries[at + 1:at + 3]] == ["undo", "action"]
+            assert "action" not in [e["type"] for e in entries[at + 3:]]  # a1-g7: no move
             said = await act(action="result", kind="forfeit", winner="0", reason="left")
             assert "Game over" in said
             assert daemon.session.game.outcome() is not None
