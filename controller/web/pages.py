@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from html import escape
 from typing import Any
@@ -20,6 +21,7 @@ main{display:flex;flex-wrap:wrap;gap:1.5em} main>div:last-child{flex:1 1 16em}
 #status{font-weight:bold} .muted{color:#666} ol{max-height:20em;overflow:auto}
 .cell.last .led{stroke-dasharray:8 4}
 form{margin:.3em 0} fieldset{margin:.5em 0} .msg{background:#ffd;padding:.4em}
+#seats{display:flex;flex-wrap:wrap;gap:1em} .seat svg{background:#fff}
 table{border-collapse:collapse} td,th{border:1px solid #ccc;padding:.2em .5em}
 """
 
@@ -108,6 +110,17 @@ def _player_select(players: list[str], name: str) -> str:
     return f'<select name="{name}">{options}</select>'
 
 
+def _seats_html(seats: Sequence[tuple[str, str, str]]) -> str:
+    if not seats:
+        return ""
+    figures = "".join(
+        f'<figure class="seat">{svg}<figcaption>{escape(name)}: <a href="{escape(link)}">'
+        f'{escape(link)}</a></figcaption></figure>' for name, link, svg in seats)
+    return (f'<h2>Seat pages</h2><p class="muted">Each player scans their own code (it '
+            f'opens their cards and hint button); keep the others private.</p>'
+            f'<div id="seats">{figures}</div>')
+
+
 def _who(players: list[str], player: int) -> str:
     if player == REFEREE:
         return "referee"
@@ -115,8 +128,10 @@ def _who(players: list[str], player: int) -> str:
 
 
 def console_page(state: dict[str, Any], csrf: str, who: str, log: list[Incident],
-                 nonce: str, message: str = "") -> str:
-    """``/referee`` with a session: the state, the actions, the incident log."""
+                 nonce: str, message: str = "",
+                 seats: Sequence[tuple[str, str, str]] = ()) -> str:
+    """``/referee`` with a session: the state, the actions, the incident log, and each
+    seat's page as (player, address, QR code as inline SVG made by :mod:`tavola.web.qr`)."""
     players: list[str] = state["players"]
     reason = ' <input name="reason" placeholder="reason" maxlength="200">'
     plies = len(state["moves"])
@@ -151,7 +166,7 @@ def console_page(state: dict[str, Any], csrf: str, who: str, log: list[Incident]
             f'<p><a href="/referee/record">Download the record (JSON lines)</a></p>'
             f'<h2>Illegal moves, takebacks and corrections</h2><p id="counts">{count_text}</p>'
             f'<table id="incidents"><tr><th>time (UTC)</th><th>player</th><th>what</th></tr>'
-            f'{rows}</table>')
+            f'{rows}</table>{_seats_html(seats)}')
     return _page("tavola referee", body, nonce, "/events")
 
 
