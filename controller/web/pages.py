@@ -163,7 +163,9 @@ def console_page(state: dict[str, Any], csrf: str, who: str, log: list[Incident]
             f'<form method="post" action="/referee/logout"><input type="hidden" name="csrf" '
             f'value="{escape(csrf)}"><button>Log out</button></form></p>{msg}'
             f'{_state_html(state)}<h2>Actions</h2>{actions}'
-            f'<p><a href="/referee/record">Download the record (JSON lines)</a></p>'
+            f'<p>Download the record: <a href="/referee/record">in its notation</a> '
+            f'(PDN for draughts, with the clocks and the referee\'s entries), '
+            f'<a href="/referee/record?format=jsonl">as journaled (JSON lines)</a></p>'
             f'<h2>Illegal moves, takebacks and corrections</h2><p id="counts">{count_text}</p>'
             f'<table id="incidents"><tr><th>time (UTC)</th><th>player</th><th>what</th></tr>'
             f'{rows}</table>{_seats_html(seats)}')

@@ -22,6 +22,7 @@ from urllib.parse import quote
 from aiohttp import web
 
 from tavola.config import WebConfig
+from tavola.export import export_record
 from tavola.hardware.layout import Layout
 from tavola.journal import Journal
 from tavola.record import RecordError
@@ -325,13 +326,30 @@ class WebServer:
         raise web.HTTPSeeOther(f"/referee?msg={quote(said[:300])}")
 
     async def record(self, request: web.Request) -> web.Response:
-        """The game in progress's record, as the journal holds it (JSON lines)."""
+        """The game in progress's record (else the last finished one): as ``tavola
+        export`` writes it (PDN for draughts), or with ``?format=jsonl`` as the journal
+        holds the game in progress."""
         if self._referee(request) is None:
             raise web.HTTPForbidden(text="log in at /referee first")
-        path = self.board.journal.current
-        body = path.read_bytes() if path.exists() else b""
-        return web.Response(body=body, content_type="application/x-ndjson", headers={
-            "Content-Disposition": 'attachment; filename="tavola-game.jsonl"'})
+        if request.query.get("format") == "jsonl":
+            path = self.board.journal.current
+            body = path.read_bytes() if path.exists() else b""
+            return web.Response(body=body, content_type="application/x-ndjson", headers={
+                "Content-Disposition": 'attachment; filename="tavola-game.jsonl"'})
+        journal = self.board.journal
+        try:
+            record = journal.resume()
+            if record is None:  # the game just ended and is filed: the newest one
+                finished = journal.records()
+                if not finished:
+                    raise web.HTTPNotFound(text="no game recorded yet")
+                record = journal.load(finished[-1].id)
+        except RecordError as exc:
+            raise web.HTTPConflict(text=f"the record cannot be read: {exc}") from None
+        suffix = "pdn" if record.header.game == "draughts" else "txt"
+        return web.Response(text=export_record(record), content_type="text/plain",
+                            charset="utf-8", headers={
+            "Content-Disposition": f'attachment; filename="tavola-{record.id}.{suffix}"'})
 
 
 def _lan_address(wildcard: str) -> str:

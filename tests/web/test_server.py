@@ -385,3 +385,27 @@ def test_an_ambiguous_card_is_told_only_to_its_holder(tmp_path: Path) -> None:
             assert all(c in seat for c in candidates)
 
     asyncio.run(scenario())
+
+
+def test_the_console_downloads_the_record_in_its_notation(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path, "draughts", TAVOLA_GAME_VARIANT="russian",
+                              **CLOCK) as (daemon, url), aiohttp.ClientSession() as http:
+            assert (await http.get(f"{url}/referee/record?format=jsonl")).status == 403
+            token = await login(http, url)
+            daemon.console_line("c3-d4")
+            await until(lambda: len(daemon.session.game.history) == 1)
+            await http.post(f"{url}/referee/action", data={
+                "csrf": token, "action": "clock", "player": "1", "seconds": "30",
+                "reason": "knocked over"})
+            response = await http.get(f"{url}/referee/record")
+            assert response.status == 200
+            assert 'filename="tavola-' in response.headers["Content-Disposition"]
+            text = await response.text()
+            assert '[GameType "25"]' in text and "1. c3-d4 {[%clk 0:" in text
+            assert ": clock +30 s Black (knocked over)}" in text
+            raw = await (await http.get(f"{url}/referee/record?format=jsonl")).text()
+            assert [json.loads(line)["type"] for line in raw.splitlines()][:2] == [
+                "start", "action"]
+
+    asyncio.run(scenario())
