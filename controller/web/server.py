@@ -43,10 +43,15 @@ CALM_SECONDS = 0.25  # a state with nothing new but the clocks and the LEDs: 4 t
 
 
 class Board(Host, Protocol):
-    """The daemon as the web sees it: the referee's host plus the layout and journal."""
+    """The daemon as the web sees it: the referee's host plus the layout, the journal and
+    the sensor (for its health)."""
 
     layout: Layout
     journal: Journal
+
+    @property
+    def sensor(self) -> object:
+        """The board's sensor backend."""
 
 
 class Hub:
@@ -170,7 +175,7 @@ class WebServer:
         self._published = now
         session = self.board.session
         players = min(session.game.num_players, MAX_SEATS)
-        self.hub.publish(public_state(session, self.board.layout, now),
+        self.hub.publish(public_state(session, self.board.layout, now, self.board.sensor),
                          [seat_state(session, n) for n in range(players)])
 
     # ----------------------------------------------------------------- pages

@@ -409,3 +409,20 @@ def test_the_console_downloads_the_record_in_its_notation(tmp_path: Path) -> Non
                 "start", "action"]
 
     asyncio.run(scenario())
+
+
+def test_the_live_view_shows_the_sensors_health(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path) as (daemon, url), aiohttp.ClientSession() as http:
+            assert "board connected" in await (await http.get(f"{url}/")).text()
+            # What the camera's backend reports of its corner markers (docs/web.md).
+            setattr(daemon.sensor, "health",  # noqa: B010 - the sim has no such field
+                    {"camera": "ok", "markers_seen": 3, "markers_expected": 4})
+            async with http.get(f"{url}/events") as stream:
+                daemon.console_line("d2")
+                state: dict[str, object] = {}
+                while "markers" not in str(state.get("health")):
+                    _, state = await next_event(stream)
+                assert state["health"] == "board connected; camera: 3 of 4 markers seen"
+
+    asyncio.run(scenario())
