@@ -426,3 +426,38 @@ def test_the_live_view_shows_the_sensors_health(tmp_path: Path) -> None:
                 assert state["health"] == "board connected; camera: 3 of 4 markers seen"
 
     asyncio.run(scenario())
+
+
+def test_every_post_route_refuses_another_sites_request(tmp_path: Path) -> None:
+    """Even with the referee's session cookie and a seat's token (as an old browser that
+    ignores SameSite would send them), a POST from another site is refused on every route;
+    the referee's routes also want the form's CSRF token."""
+    async def scenario() -> None:
+        async with web_daemon(tmp_path, **CLOCK) as (daemon, url), \
+                aiohttp.ClientSession() as http:
+            assert daemon.web is not None
+            token = await login(http, url)
+            seat = f"token={daemon.web.seat_tokens[0]}"
+            posts = sorted(r.resource.canonical for r in daemon.web.app.router.routes()
+                           if r.method == "POST" and r.resource is not None)
+            assert posts == ["/referee/action", "/referee/login", "/referee/logout",
+                             "/seat/{seat}/hint"]
+            evil = {"Origin": "http://evil.example"}
+            form = {"csrf": token, "action": "pause", "pin": PIN}
+            for path in posts:
+                where = f"{url}{path.replace('{seat}', '0')}?{seat}"
+                response = await http.post(where, data=form, headers=evil,
+                                           allow_redirects=False)
+                assert response.status == 403, path
+            for path in ("/referee/action", "/referee/logout"):
+                for wrong in ("", "x" * len(token)):
+                    response = await http.post(f"{url}{path}",
+                                               data={**form, "csrf": wrong},
+                                               allow_redirects=False)
+                    assert response.status == 403, (path, wrong)
+            assert daemon.session.clock is not None and daemon.session.clock.running
+            # The session still works: nothing above logged it out.
+            assert "Referee console" in await (await http.get(f"{url}/referee")).text()
+
+    asyncio.run(scenario())
+    assert "referee" not in [e["type"] for e in journal_lines(tmp_path)]
