@@ -43,6 +43,7 @@ from tavola.record import (
     replay,
 )
 from tavola.session import Effects, Session, StartupError, check_startup
+from tavola.web.referee import pending_correction  # no aiohttp: the journal's entries only
 
 if TYPE_CHECKING:
     from tavola.web.server import WebServer
@@ -126,6 +127,8 @@ class Daemon:
                 except (StartupError, LayoutError) as exc:
                     self._abandon_unresumable(record.id, game, exc)
                 else:
+                    # A referee's correction the board may not show yet waits for it still.
+                    self.session.restoring = pending_correction(record)
                     self._say(f"Resumed {game.name} game {record.id} at ply "
                               f"{len(game.history)}.")
                     if game.name != self.config.game.name:

@@ -6,12 +6,22 @@ is written.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
 from tavola.games import Outcome, Reason
-from tavola.record import AmendEntry, IllegalEntry, RefereeEntry, UndoEntry
+from tavola.record import (
+    ActionEntry,
+    AmendEntry,
+    IllegalEntry,
+    Record,
+    RefereeEntry,
+    ResultEntry,
+    TimeoutEntry,
+    UndoEntry,
+)
 from tavola.session import Effects, Session
 
 ACTIONS = ("undo", "correct", "play", "clock", "pause", "resume", "result", "new")
@@ -93,6 +103,42 @@ def _journaled(host: Host, fx: Effects, note: RefereeEntry) -> str:
         return "Refused: " + (" ".join(fx.log) or "nothing to do.")
     host.apply(Effects(journal=(note,)) + fx)
     return " ".join(fx.log) or f"Done: {note.action}."
+
+
+_CORRECTION = re.compile(r"(?:undo|correct) to ply (\d+)(?:: (.*))?")
+
+
+def pending_correction(record: Record) -> int | None:
+    """The ply of a referee's correction the board may not show yet: when the record's
+    last change of the game is a correction (nothing played or taken back after it), the
+    resumed session must wait for the board to show it again, as before the restart. (If
+    the board was set right before the restart, its first reading ends the wait.)"""
+    pending: int | None = None
+    own = 0  # entries still to come that the correction itself wrote
+    length = 0  # the game's history length as the record goes
+    for entry in record.entries:
+        if isinstance(entry, RefereeEntry):
+            match = _CORRECTION.fullmatch(entry.action)
+            if match:
+                ply, moves = int(match[1]), (match[2] or "").split()
+                pending, own = ply + len(moves), (length - ply) + len(moves)
+            continue
+        if isinstance(entry, (ActionEntry, UndoEntry, AmendEntry, TimeoutEntry)):
+            if isinstance(entry, ActionEntry):
+                length += 1
+            elif isinstance(entry, UndoEntry):
+                length -= 1
+            elif isinstance(entry, AmendEntry):
+                length += len(entry.moves) - len(entry.replaced)
+            else:
+                length += len(entry.played)
+            if own > 0:
+                own -= 1
+            else:
+                pending = None  # play went on from the corrected position
+        elif isinstance(entry, ResultEntry):
+            pending = None
+    return pending
 
 
 def _whole(fields: Mapping[str, str], key: str) -> int:

@@ -5,8 +5,19 @@ and no move is taken from it meanwhile."""
 from __future__ import annotations
 
 from tavola.feedback import RED
-from tavola.record import ActionEntry, UndoEntry
+from tavola.games import new_game
+from tavola.record import (
+    ActionEntry,
+    ClockEntry,
+    Entry,
+    Record,
+    RefereeEntry,
+    ResultEntry,
+    StartEntry,
+    UndoEntry,
+)
 from tavola.session import Session
+from tavola.web.referee import pending_correction
 from tests.controller.test_session import MORRIS, colour, kinds, morris_session, reading, see
 
 
@@ -88,3 +99,34 @@ def test_a_correction_that_cannot_be_written_is_put_back() -> None:
     s.correct(0, [], 10.0, 10.0)
     s.rollback()
     assert [str(m) for m in s.game.history] == ["d2", "a1", "d6"] and s.restoring is None
+
+
+def correction_record(ply: int, moves: list[str], after: list[str]) -> tuple[Session, Record]:
+    """d2 a1 d6 played, the referee's correction journaled as the console does, then the
+    moves ``after`` typed."""
+    s = three_moves_played()
+    header = StartEntry.of(new_game("morris"), game_id="c", wall=0.0)
+    entries: list[Entry] = [ActionEntry(t, p, n, 0.0, 0.0)
+                            for n, (p, t) in enumerate([(0, "d2"), (1, "a1"), (0, "d6")], 1)]
+    what = f"correct to ply {ply}: {' '.join(moves)}" if moves else f"undo to ply {ply}"
+    entries.append(RefereeEntry(what, "referee@127.0.0.1", "", 9.0, 9.0))
+    entries += s.correct(ply, moves, 9.0, 9.0).journal
+    entries.append(ClockEntry({"left": [1.0, 1.0]}, 9.5, 9.5))  # a checkpoint: no move
+    for text in after:
+        entries += s.command(text, 10.0, 10.0).journal
+    return s, Record(header, tuple(entries))
+
+
+def test_a_correction_still_waits_for_the_board_after_a_restart() -> None:
+    s, record = correction_record(1, [], [])
+    assert pending_correction(record) == 1 == s.restoring
+    s, record = correction_record(1, ["g7"], [])
+    assert pending_correction(record) == 2 == s.restoring
+    s, record = correction_record(1, ["g7", "d6"], [])  # as long as the game it replaced
+    assert pending_correction(record) == 3 == s.restoring
+    _, record = correction_record(1, ["g7"], ["a4"])  # play went on: nothing to wait for
+    assert pending_correction(record) is None
+    assert pending_correction(Record(record.header, record.entries[:3])) is None
+    result = ResultEntry.of(None, 2, wall=11.0, now=11.0)
+    _, record = correction_record(0, [], [])
+    assert pending_correction(Record(record.header, (*record.entries, result))) is None
