@@ -360,25 +360,25 @@ class Session:
         """The board does not show the corrected position yet: its differing cells blink
         (nothing is journaled: the referee's correction is, and no move is taken from the
         board meanwhile)."""
-        sensed = self._sensed or {}
-        view = self.game.view(self.capability)
-        cells = frozenset(c for c in set(view) | (set(sensed) & set(self.cells))
-                          if view.get(c, "") != sensed.get(c, ""))
+        cells = frozenset(cell for cell, _, _ in self._differences())
         since = self.result.since if isinstance(self.result, Mismatch) else now
         self.result = Mismatch(cells, since)
         return self._show(now) + Effects(status=self.status())
+
+    def _differences(self) -> list[tuple[str, str, str]]:
+        """(cell, what the game has there, what the board reads) where they differ."""
+        sensed, view = self._sensed or {}, self.game.view(self.capability)
+        cells = sorted(set(view) | (set(sensed) & set(self.cells)))
+        return [(c, view.get(c, ""), sensed.get(c, "")) for c in cells
+                if view.get(c, "") != sensed.get(c, "")]
 
     def restore_steps(self) -> str:
         """What to do on the board to show the corrected position ('lift f4, put a piece
         on f2'), or '' when nothing is to be restored."""
         if self.restoring is None or self._sensed is None:
             return ""
-        sensed, view = self._sensed, self.game.view(self.capability)
         steps = []
-        for cell in sorted(set(view) | (set(sensed) & set(self.cells))):
-            want, got = view.get(cell, ""), sensed.get(cell, "")
-            if want == got:
-                continue
+        for cell, want, got in self._differences():
             piece = want if self.capability == "identity" else "a piece"
             if not want:
                 steps.append(f"lift {cell}")
