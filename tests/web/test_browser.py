@@ -155,6 +155,7 @@ def test_the_referee_corrects_a_move_and_the_view_guides_the_board_back(
         await page.goto(f"{url}/referee")
         await page.fill('input[name="pin"]', PIN)
         await page.click("text=Log in")
+        assert await page.locator("#seats svg").count() == 2  # each seat's QR code
         form = page.locator("form", has=page.locator('button[value="correct"]'))
         await form.locator('input[name="ply"]').fill("1")
         await form.locator('input[name="moves"]').fill("d2")  # taken: refused, and why

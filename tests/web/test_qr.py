@@ -63,3 +63,15 @@ def test_the_console_shows_each_seats_code_and_the_terminal_too(tmp_path: Path) 
             assert "▄" in shown
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::"])
+def test_a_wildcard_listen_address_is_shown_as_one_a_phone_can_reach(host: str) -> None:
+    from typing import Any, cast
+
+    from tavola.config import WebConfig
+    from tavola.web.server import WebServer
+
+    server = WebServer(cast(Any, None), WebConfig(enabled=True, host=host, port=8080))
+    shown = server.url.removeprefix("http://").rsplit(":", 1)[0].strip("[]")
+    assert shown not in ("0.0.0.0", "::", "") and server.url.endswith(":8080")
