@@ -125,6 +125,13 @@ _ENEMY: tuple[tuple[bool, ...], ...] = (
 )
 
 
+# The start position: player 0's men on ranks 1-3, player 1's on ranks 6-8.
+_START = bytes(
+    MAN[0] if _RANK[sq] < 3 else MAN[1] if _RANK[sq] >= SIZE - 3 else EMPTY
+    for sq in range(N_SQUARES)
+)
+
+
 # ----------------------------------------------------------------------------- moves
 QUIET, JUMP, HUFF, STOP, FORCE = "-", "x", "huff", "stop", "force"
 
@@ -465,13 +472,7 @@ class Draughts(Game[DraughtsMove]):
         self._colours = (first, second)
         self.player_names = ("White", "Black") if first == "W" else ("Black", "White")
         self._tokens = ("", first, first + "K", second, second + "K", "")
-        board = [EMPTY] * N_SQUARES
-        for sq in range(N_SQUARES):
-            if _RANK[sq] < 3:
-                board[sq] = MAN[0]
-            elif _RANK[sq] >= SIZE - 3:
-                board[sq] = MAN[1]
-        self._board = bytearray(board)  # one byte per square: cheap to copy and scan
+        self._board = bytearray(_START)  # one byte per square: cheap to copy and scan
         self._turn = 0
         self._chain = -1  # square of the piece capturing in a chain under way, else -1
         self._captured: tuple[int, ...] = ()  # squares jumped in that chain (DEAD)
