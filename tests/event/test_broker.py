@@ -9,6 +9,7 @@ import asyncio
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import aiomqtt
@@ -75,11 +76,11 @@ def test_twenty_boards_survive_a_broker_restart_and_a_late_console_sees_them(
         broker.stop()
 
 
-async def _first_event(response: aiohttp.ClientResponse) -> dict[str, object]:
+async def _first_event(response: aiohttp.ClientResponse) -> dict[str, list[dict[str, Any]]]:
     while True:
         line = (await asyncio.wait_for(response.content.readline(), 10)).decode()
         if line.startswith("data: "):
-            data: dict[str, object] = json.loads(line[6:])
+            data: dict[str, list[dict[str, Any]]] = json.loads(line[6:])
             return data
 
 
@@ -116,7 +117,7 @@ def test_the_acl_refuses_a_boards_command_and_a_repeated_command_is_applied_once
 
                 async def listen() -> None:
                     async for message in spy.messages:
-                        data = json.loads(bytes(message.payload))  # type: ignore[arg-type]
+                        data = json.loads(bytes(message.payload))
                         if str(message.topic).endswith("/cmd"):
                             seen_cmds.append(str(data["id"]))
                         elif str(message.topic).endswith("/ack"):
