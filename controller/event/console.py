@@ -30,11 +30,12 @@ from tavola.event.publisher import BACKOFF_FIRST, BACKOFF_MAX
 from tavola.event.topics import QOS, Command, Topics, encode, event_filter
 from tavola.web.auth import RateLimited, Referees
 from tavola.web.pages import event, login_page
-from tavola.web.server import COOKIE, NONCE, PING_SECONDS, Hub, _headers, _same_origin
+from tavola.web.server import COOKIE, NONCE, PING_SECONDS, _headers, _same_origin
 
 log = logging.getLogger("tavola.event")
 
 ACK_SECONDS = 5.0  # how long a referee action waits for the board's answer
+FRAME_SECONDS = 0.1  # the hall page's events at most this often (changes coalesce)
 
 
 class EventConsole:
@@ -43,7 +44,9 @@ class EventConsole:
     def __init__(self, config: EventConfig, pin: str = "") -> None:
         self.config = config
         self.hall = Hall(config.event)
-        self.hub = Hub()
+        self.changed = asyncio.Event()  # set and replaced when the hall's version moves
+        self.closed = False
+        self.epoch = secrets.token_hex(4)  # this console's run, in the stream's event ids
         self.referees = Referees(pin)
         self.connected = asyncio.Event()
         self.client: aiomqtt.Client | None = None
@@ -66,7 +69,6 @@ class EventConsole:
     async def start(self) -> None:
         """Listen for the page (port 0: any free one, see :attr:`port`) and start
         following the broker (which may be down: the console keeps trying)."""
-        self._publish()
         self.runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=1.0)
         await self.runner.setup()
         await web.TCPSite(self.runner, self.config.console_host, self.config.console_port).start()
@@ -82,7 +84,8 @@ class EventConsole:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
-        self.hub.close()
+        self.closed = True
+        self._wake()
         if self.runner is not None:
             await self.runner.cleanup()
 
@@ -123,15 +126,16 @@ class EventConsole:
     def _receive(self, topic: str, payload: Any) -> None:
         data = payload if isinstance(payload, bytes | bytearray) else str(payload).encode()
         if self.hall.receive(topic, bytes(data)):
-            self._publish()
+            self._wake()
         while self.hall.acks:
             _, ack = self.hall.acks.pop(0)
             future = self.waiting.pop(str(ack.get("id", "")), None)
             if future is not None and not future.done():
                 future.set_result(ack)
 
-    def _publish(self) -> None:
-        self.hub.publish({"tables": self.hall.view()}, [])
+    def _wake(self) -> None:
+        self.changed.set()
+        self.changed = asyncio.Event()
 
     async def command(self, table: str, action: str, fields: dict[str, str],
                       who: str) -> dict[str, Any]:
@@ -159,19 +163,29 @@ class EventConsole:
         return _html(pages.hall_page(self.config.event, self.hall.view(), request[NONCE]))
 
     async def events(self, request: web.Request) -> web.StreamResponse:
-        """The hall's event stream: every table, whenever one changes."""
+        """The hall's event stream: every table at first (or what changed since the
+        ``Last-Event-ID`` of this run), then the tables that changed, at most
+        :data:`FRAME_SECONDS` apart, so that a hall of busy tables costs a few events a
+        second, each with only the changed tables, whatever the number of boards."""
         response = web.StreamResponse(headers={
-            "Content-Type": "text/event-stream", "Cache-Control": "no-store"})
+            "Content-Type": "text/event-stream", "Cache-Control": "no-store",
+            "X-Accel-Buffering": "no"})
         await response.prepare(request)
-        sent = -1
+        epoch, _, number = request.headers.get("Last-Event-ID", "").partition(".")
+        sent = int(number) if epoch == self.epoch and number.isdigit() else -1
         try:
             await response.write(b"retry: 1000\n\n")
-            while not self.hub.closed:
-                if self.hub.version != sent:
-                    sent = self.hub.version
-                    await response.write(event(f"{self.hub.epoch}.{sent}", self.hub.public))
-                await self.hub.wait(sent, PING_SECONDS)
-                if self.hub.version == sent and not self.hub.closed:
+            while not self.closed:
+                if self.hall.version != sent:
+                    data = self.hall.changes(sent)
+                    sent = data["version"]
+                    await response.write(event(f"{self.epoch}.{sent}", data))
+                    await asyncio.sleep(FRAME_SECONDS)
+                    continue
+                waiting = self.changed
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(waiting.wait(), PING_SECONDS)
+                if self.hall.version == sent and not self.closed:
                     await response.write(b": ping\n\n")
         except (ConnectionResetError, asyncio.CancelledError):
             pass

@@ -37,6 +37,7 @@ class Table:
     stale: bool = False  # a gap was seen: the page waits for the next state
     last_wall: float = 0.0  # the board's time of the newest message (latency)
     svg: str = ""  # the position, drawn here from the header and moves (docs/event.md)
+    version: int = 0  # the hall's version when this table last changed
 
     def standing(self) -> list[str]:
         """What the arbiter should look at now: offline, the board's standing alerts."""
@@ -67,6 +68,7 @@ class Hall:
         # (table, game id) -> the game's last state; a game id is unique on its board only
         self.finished: dict[tuple[str, str], dict[str, Any]] = {}
         self.acks: list[tuple[str, dict[str, Any]]] = []  # (table, ack) not yet taken
+        self.version = 0  # moves on every change of any table
 
     def table(self, name: str) -> Table:
         """The table ``name`` (created empty when first heard of)."""
@@ -75,12 +77,18 @@ class Hall:
         return self.tables[name]
 
     def receive(self, topic: str, payload: bytes) -> bool:
-        """One message; True if the hall page changed."""
+        """One message; True if the hall page changed (then the version moved)."""
         parsed = parse_topic(topic)
         if parsed is None or parsed[0] != self.event or parsed[2] == "cmd":
             return False
-        _, name, kind = parsed
-        table = self.table(name)
+        changed = self._receive(self.table(parsed[1]), parsed[2], payload)
+        if changed:
+            self.version += 1
+            self.tables[parsed[1]].version = self.version
+        return changed
+
+    def _receive(self, table: Table, kind: str, payload: bytes) -> bool:
+        name = table.name
         if kind == "presence":
             online = {ONLINE.encode(): True, OFFLINE.encode(): False}.get(bytes(payload))
             changed = online != table.online
@@ -123,11 +131,20 @@ class Hall:
             table.moves.append(str(data.get("move", "")))
         return True
 
-    def view(self) -> list[dict[str, Any]]:
+    def order(self) -> list[Table]:
         """Every table, the ones with something to look at first, then by number."""
-        tables = sorted(self.tables.values(),
-                        key=lambda t: (not t.standing(), _natural(t.name)))
-        return [t.view() for t in tables]
+        return sorted(self.tables.values(), key=lambda t: (not t.standing(), _natural(t.name)))
+
+    def view(self) -> list[dict[str, Any]]:
+        """Every table in :meth:`order`, for the page."""
+        return [t.view() for t in self.order()]
+
+    def changes(self, since: int) -> dict[str, Any]:
+        """What the hall page needs after it had version ``since``: the tables changed
+        since then (all of them for -1) and the order of them all."""
+        order = self.order()
+        return {"version": self.version, "order": [t.name for t in order],
+                "tables": [t.view() for t in order if t.version > since]}
 
     def results(self) -> list[dict[str, Any]]:
         """Every game seen that has a result, by table, then the games in play."""

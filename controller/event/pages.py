@@ -20,9 +20,9 @@ HALL_STYLE = """<style>
 .standing{color:#c22;font-weight:bold}
 </style>"""
 
-# One EventSource; each event is the whole hall. Tables with something to look at come
-# first (the server sorts); a table's card is rebuilt with textContent, except the SVG,
-# which the console drew itself.
+# One EventSource; each event carries the tables that changed and the order of all (those
+# with something to look at first); a changed table's card is rebuilt with textContent,
+# except the SVG, which the console drew itself.
 HALL_SCRIPT = """
 const src = new EventSource('/events');
 function card(t) {
@@ -38,13 +38,16 @@ function card(t) {
   s.textContent = t.standing.join('; ');
   a.append(h, b, p, s); return a;
 }
+const cards = new Map(), plies = {};
+for (const a of document.querySelectorAll('#tables > a')) cards.set(a.dataset.table, a);
 src.addEventListener('state', (e) => {
-  const hall = JSON.parse(e.data);
-  document.getElementById('tables').replaceChildren(...hall.tables.map(card));
-  document.getElementById('count').textContent = hall.tables.length;
+  const hall = JSON.parse(e.data);  // the changed tables and the order of them all
+  for (const t of hall.tables) { cards.set(t.table, card(t)); plies[t.table] = t.ply; }
+  document.getElementById('tables').replaceChildren(
+    ...hall.order.filter((n) => cards.has(n)).map((n) => cards.get(n)));
+  document.getElementById('count').textContent = hall.order.length;
   document.body.dataset.version = e.lastEventId;
-  document.body.dataset.plies = JSON.stringify(
-    Object.fromEntries(hall.tables.map((t) => [t.table, t.ply])));  // the bench reads it
+  document.body.dataset.plies = JSON.stringify(plies);  // the tests read it
 });
 """
 

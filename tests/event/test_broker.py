@@ -20,6 +20,7 @@ from tests.event.broker import PASSWORD, Broker
 from tests.event.tables import EVENT, boards, console, journal_moves, play_random, until
 
 BOARDS = 20
+PIN = "4711"
 
 
 def test_twenty_boards_survive_a_broker_restart_and_a_late_console_sees_them(
@@ -91,7 +92,8 @@ def test_the_acl_refuses_a_boards_command_and_a_repeated_command_is_applied_once
     clock = {"TAVOLA_CLOCK_MODE": "fischer", "TAVOLA_CLOCK_MINUTES": "5"}
 
     async def scenario() -> None:
-        async with boards(tmp_path, broker, 3, **clock) as daemons, console(broker) as hall:
+        async with boards(tmp_path, broker, 3, **clock) as daemons, \
+                console(broker, pin=PIN) as hall:
             await until(lambda: all(d.event is not None and d.event.connected.is_set()
                                     for d in daemons) and len(hall.hall.tables) == 3)
             target = Topics(EVENT, "2")
@@ -139,6 +141,24 @@ def test_the_acl_refuses_a_boards_command_and_a_repeated_command_is_applied_once
             # The console's own referee action goes the same way and shows the answer.
             answer = await hall.command("2", "play", {"move": "zz9"}, "arbiter (test)")
             assert answer["done"] is False and str(answer["said"]).startswith("Refused")
+            # From the table's page: the PIN login, then the board console's very forms.
+            async with aiohttp.ClientSession() as http:
+                view = await (await http.get(f"{hall.url}/table/2")).text()
+                assert "Log in</a> to referee" in view
+                await http.post(f"{hall.url}/referee/login", data={"pin": PIN})
+                view = await (await http.get(f"{hall.url}/table/2")).text()
+                csrf = view.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+                assert view.count('action="/table/2/action"') == 7  # the console's actions
+                done = await http.post(f"{hall.url}/table/2/action", data={
+                    "csrf": csrf, "action": "pause", "reason": "a player is ill"})
+                assert "Done: pause clocks" in await done.text()
+                stale = await http.post(f"{hall.url}/table/2/action", data={
+                    "csrf": "wrong", "action": "resume"})
+                assert stale.status == 403
+            record = daemons[1].journal.resume()
+            assert record is not None
+            assert [(e.action, e.reason) for e in record.entries if isinstance(
+                e, RefereeEntry)][-1] == ("pause clocks", "a player is ill")
 
     try:
         asyncio.run(scenario())
