@@ -117,6 +117,8 @@ class EventConsole:
             except aiomqtt.MqttError as exc:
                 log.warning("event broker %s:%s: %s; trying again in %.1f s", cfg.host,
                             cfg.port, exc, delay)
+            except Exception:  # a bug must cost a reconnection, never the console
+                log.exception("event console failed; trying again in %.1f s", delay)
             finally:
                 self.client = None
                 self.connected.clear()

@@ -59,6 +59,7 @@ class EventPublisher:
         self.answers: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._client_now: aiomqtt.Client | None = None
         self._session: object = None
         self._header: dict[str, Any] = {}
 
@@ -99,7 +100,12 @@ class EventPublisher:
         self._task = asyncio.create_task(self._run(), name="tavola-event")
 
     async def stop(self) -> None:
-        """Say ``offline`` if connected, and close the connection."""
+        """Say ``offline`` if connected (a goodbye sends no last will), and close."""
+        client = self._client_now
+        if client is not None and self.connected.is_set():
+            with contextlib.suppress(Exception):
+                await client.publish(self.topics.presence, OFFLINE.encode(), QOS["presence"],
+                                     retain=True, timeout=1.0)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -125,11 +131,15 @@ class EventPublisher:
             try:
                 async with self._client() as client:
                     delay = BACKOFF_FIRST
+                    self._client_now = client
                     await self._connected(client)
             except aiomqtt.MqttError as exc:
                 log.warning("event broker %s:%s: %s; trying again in %.1f s",
                             self.config.host, self.config.port, exc, delay)
+            except Exception:  # a bug must cost a reconnection, never the publishing
+                log.exception("event publisher failed; trying again in %.1f s", delay)
             finally:
+                self._client_now = None
                 self.connected.clear()
             await asyncio.sleep(delay * random.uniform(0.8, 1.2))
             delay = min(delay * 2, BACKOFF_MAX)

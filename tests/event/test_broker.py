@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,15 @@ import aiomqtt
 from tavola.event.topics import Command, Topics, encode
 from tavola.record import RefereeEntry
 from tests.event.broker import PASSWORD, Broker
-from tests.event.tables import EVENT, boards, console, journal_moves, play_random, until
+from tests.event.tables import (
+    EVENT,
+    board_env,
+    boards,
+    console,
+    journal_moves,
+    play_random,
+    until,
+)
 
 BOARDS = 20
 PIN = "4711"
@@ -159,6 +169,44 @@ def test_the_acl_refuses_a_boards_command_and_a_repeated_command_is_applied_once
             assert record is not None
             assert [(e.action, e.reason) for e in record.entries if isinstance(
                 e, RefereeEntry)][-1] == ("pause clocks", "a player is ill")
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        broker.stop()
+
+
+def test_a_board_killed_is_shown_offline_by_its_last_will_and_one_stopped_too(
+        tmp_path: Path) -> None:
+    broker = Broker(tmp_path / "broker", 2)
+    broker.start()
+
+    async def scenario() -> None:
+        async with console(broker) as hall:
+            # Board 1 as a real process, killed without a goodbye.
+            env = {**os.environ, **board_env(broker, 1)}
+            env.pop("TAVOLA_CONFIG", None)
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "tavola.cli", "run", "--console", "off", "--leds",
+                "none", "--journal", str(tmp_path / "board1"), env=env,
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+            try:
+                await until(lambda: "1" in hall.hall.tables and hall.hall.tables["1"].online
+                            is True)
+                process.kill()
+                await process.wait()
+                await until(lambda: hall.hall.tables["1"].online is False)
+                assert hall.hall.view()[0]["standing"] == ["board offline"]
+            finally:
+                if process.returncode is None:
+                    process.kill()
+                    await process.wait()
+            # Board 2 stops as a service does: it says offline itself.
+            async with boards(tmp_path, broker, 2) as daemons:
+                await until(lambda: "2" in hall.hall.tables and hall.hall.tables["2"].online
+                            is True)
+                assert daemons[1].event is not None
+            await until(lambda: hall.hall.tables["2"].online is False)
 
     try:
         asyncio.run(scenario())
