@@ -7,12 +7,12 @@ Run: ``.venv/bin/python -m bench.event [--sizes 25,50,100,200] [--interval 3]
 Three kinds of process: a real Mosquitto on a free loopback port with the ACL of
 docs/event; ``tavola event`` (the real console) as the arbiter; and one process of
 simulated boards, each a real :class:`~tavola.event.publisher.EventPublisher` with its own
-broker account over a real session (morris), making a random legal move every
-``interval`` seconds (random phase). A page's event stream is read here: when a table's
-ply grows, the latency is now minus the board's time of the move (one machine, one
-clock). It includes the console's coalescing of page events (at most every 0.1 s).
-CPU is the share of one core over the measuring window (after a warm-up), memory the
-resident set (VmRSS) at the end.
+broker account over a real session (morris, started 0 to 60 random plies into a game),
+making a random legal move every ``interval`` seconds (random phase). A page's event
+stream is read here: when a table's ply grows, the latency is now minus the board's
+time of the move (one machine, one clock). It includes the console's coalescing of page
+events (at most every 0.1 s). CPU is the share of one core over the measuring window
+(after a warm-up), memory the resident set (VmRSS) at the end.
 """
 
 from __future__ import annotations
@@ -94,6 +94,10 @@ async def _boards(count: int, port: int, interval: float) -> None:
             "TAVOLA_EVENT_USERNAME": str(table),
             "TAVOLA_EVENT_PASSWORD": PASSWORD.format(table)}, {}).event
         board = _Board(table, folder)
+        for _ in range(rng.randint(0, 60)):  # tables in mid-game: states of every length
+            game = board.session.game
+            if game.outcome() is None:
+                game.apply(rng.choice(game.legal_moves()))
         publisher = EventPublisher(board, config)  # type: ignore[arg-type]
         await publisher.start()
         publishers.append((board, publisher))
@@ -127,19 +131,35 @@ def _rss_mb(pid: int) -> float:
 
 async def _stream(url: str, latencies: list[float], measuring: list[bool]) -> None:
     plies: dict[str, int] = {}
+    buffer = b""
     async with aiohttp.ClientSession() as http, http.get(f"{url}/events") as response:
-        data = ""
-        async for raw in response.content:
-            line = raw.decode().rstrip("\n")
-            if line.startswith("data: "):
-                data = line[6:]
-            elif not line and data:
-                now = time.time()
+        async for chunk in response.content.iter_any():  # an event may be megabytes long
+            buffer += chunk
+            *events, buffer = buffer.split(b"\n\n")
+            now = time.time()
+            for raw in events:
+                data = next((line[6:] for line in raw.split(b"\n")
+                             if line.startswith(b"data: ")), None)
+                if data is None:
+                    continue
                 for t in json.loads(data)["tables"]:
                     if t["ply"] > plies.get(t["table"], 0) and measuring[0] and t["wall"]:
                         latencies.append(now - t["wall"])
                     plies[t["table"]] = t["ply"]
-                data = ""
+
+
+async def _subscriber(port: int, latencies: list[float], measuring: list[bool]) -> None:
+    """The reference: a bare MQTT subscriber's latency for the same moves (the broker's
+    hop alone, without the console and its page)."""
+    import aiomqtt
+
+    async with aiomqtt.Client("127.0.0.1", port, username="hall",
+                              password=PASSWORD.format("hall")) as client:
+        await client.subscribe(f"tavola/v1/{EVENT}/+/move", qos=1)
+        async for message in client.messages:
+            now = time.time()
+            if measuring[0] and isinstance(message.payload, bytes):
+                latencies.append(now - json.loads(message.payload)["wall"])
 
 
 async def _wait_port(port: int) -> None:
@@ -171,13 +191,15 @@ async def measure(boards: int, interval: float, seconds: float) -> dict[str, flo
                                 "--port", str(broker.port), "--interval", str(interval)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     latencies: list[float] = []
+    bare: list[float] = []
     measuring = [False]
     try:
         await _wait_port(listen)
         stream = asyncio.create_task(_stream(f"http://127.0.0.1:{listen}", latencies,
                                              measuring))
+        reference = asyncio.create_task(_subscriber(broker.port, bare, measuring))
         await asyncio.sleep(max(5.0, interval * 2))  # every board connected and moving
-        pids = {"broker": broker.process.pid, "console": console.pid}
+        pids = {"broker": broker.process.pid, "console": console.pid, "boards": players.pid}
         before = {k: _cpu(p) for k, p in pids.items()}
         start = time.monotonic()
         measuring[0] = True
@@ -187,17 +209,28 @@ async def measure(boards: int, interval: float, seconds: float) -> dict[str, flo
         cpu = {k: (_cpu(p) - before[k]) / spent * 100 for k, p in pids.items()}
         rss = {k: _rss_mb(p) for k, p in pids.items()}
         stream.cancel()
+        reference.cancel()
+        await asyncio.gather(stream, reference, return_exceptions=True)
     finally:
         for process in (players, console):
             process.terminate()
             process.wait(10)
         broker.stop()
-    latencies.sort()
-    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] if latencies else 0
-    return {"boards": boards, "moves": len(latencies),
-            "p50_ms": statistics.median(latencies) * 1000 if latencies else 0,
-            "p99_ms": p99 * 1000, "broker_cpu": cpu["broker"], "console_cpu": cpu["console"],
+    return {"boards": boards, "moves": len(latencies), "p50_ms": _quantile(latencies, 0.5),
+            "p99_ms": _quantile(latencies, 0.99), "bare_p50_ms": _quantile(bare, 0.5),
+            "bare_p99_ms": _quantile(bare, 0.99), "broker_cpu": cpu["broker"],
+            "console_cpu": cpu["console"], "boards_cpu": cpu["boards"],
             "broker_mb": rss["broker"], "console_mb": rss["console"]}
+
+
+def _quantile(values: list[float], q: float) -> float:
+    """The ``q`` quantile in milliseconds (the median for 0.5)."""
+    if not values:
+        return 0.0
+    if q == 0.5:
+        return statistics.median(values) * 1000
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] * 1000
 
 
 def main() -> None:
@@ -216,12 +249,18 @@ def main() -> None:
     print(f"a move every {args.interval:g} s per board, {args.seconds:g} s measured; "
           f"{os.cpu_count()} cores shared by the boards' process, the broker, the console "
           f"and this reader")
-    print("boards  moves/s  latency p50  p99     broker CPU  RSS      console CPU  RSS")
+    print("to the page: board -> broker -> console -> hall page's stream; bare: board -> "
+          "broker -> a plain subscriber (the reference, same moves, same run)")
+    print("boards  moves/s  page p50   p99       bare p50  p99      ratio p50  "
+          "broker CPU  RSS      console CPU  RSS      (boards' process CPU)")
     for size in (int(s) for s in args.sizes.split(",")):
         r = asyncio.run(measure(size, args.interval, args.seconds))
-        print(f"{r['boards']:6.0f}  {r['moves'] / args.seconds:7.1f}  {r['p50_ms']:8.1f} ms "
-              f"{r['p99_ms']:6.1f} ms  {r['broker_cpu']:6.1f} %  {r['broker_mb']:5.1f} MB  "
-              f"{r['console_cpu']:8.1f} %  {r['console_mb']:5.1f} MB", flush=True)
+        ratio = r["p50_ms"] / r["bare_p50_ms"] if r["bare_p50_ms"] else 0.0
+        print(f"{r['boards']:6.0f}  {r['moves'] / args.seconds:7.1f}  {r['p50_ms']:6.1f} ms "
+              f"{r['p99_ms']:6.1f} ms  {r['bare_p50_ms']:5.1f} ms {r['bare_p99_ms']:5.1f} ms  "
+              f"{ratio:6.1f}     {r['broker_cpu']:6.1f} %  {r['broker_mb']:5.1f} MB  "
+              f"{r['console_cpu']:8.1f} %  {r['console_mb']:5.1f} MB  "
+              f"({r['boards_cpu']:.0f} %)", flush=True)
 
 
 if __name__ == "__main__":

@@ -83,8 +83,8 @@ class TableReport:
         out = Outgoing()
         game_id = str(header.get("id", ""))
         history = [str(m) for m in session.game.history]
-        if game_id != self.game_id:
-            self.game_id, self.moves = game_id, []
+        if game_id != self.game_id:  # a game first seen (resumed at ply 40, say): its
+            self.game_id, self.moves = game_id, history  # state has the moves, one message
         common = 0
         while common < min(len(history), len(self.moves)) and \
                 history[common] == self.moves[common]:

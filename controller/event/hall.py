@@ -38,6 +38,7 @@ class Table:
     last_wall: float = 0.0  # the board's time of the newest message (latency)
     svg: str = ""  # the position, drawn here from the header and moves (docs/event.md)
     version: int = 0  # the hall's version when this table last changed
+    game: Game[Any] | None = None  # the position drawn, moved on by the next state
 
     def standing(self) -> list[str]:
         """What the arbiter should look at now: offline, the board's standing alerts."""
@@ -99,8 +100,10 @@ class Hall:
             return False
         table.last_wall = float(data.get("wall", table.last_wall))
         if kind == "state":
+            same = data.get("game_id") == table.state.get("game_id")
+            table.game = position(data, table.game if same else None)
+            table.svg = drawing(table.game, data)
             table.state, table.moves, table.stale = data, list(data.get("moves", [])), False
-            table.svg = drawing(data)
             table.clocks = str(data.get("clocks", ""))
             if data.get("result") and data.get("game_id"):
                 self.finished[name, str(data["game_id"])] = {**data, "table": name}
@@ -164,15 +167,22 @@ class Hall:
         return dict(sorted(out.items(), key=lambda kv: (_natural(kv[0][0]), kv[0][1])))
 
 
-def position(state: dict[str, Any]) -> Game[Any] | None:
+def position(state: dict[str, Any], known: Game[Any] | None = None) -> Game[Any] | None:
     """The game of a state, set up from its header and replayed; None if it cannot be
-    (no header, or a game with hidden cards whose dealt set-up the board keeps)."""
+    (no header, or a game with hidden cards whose dealt set-up the board keeps). ``known``,
+    the same game at an earlier ply of this state's moves, is moved on instead (a long
+    game is not replayed from the start at every move); it is not changed."""
     if not state.get("header"):
         return None
+    moves = [str(m) for m in state.get("moves", [])]
+    played = [str(m) for m in known.history] if known is not None else None
     try:
-        game = set_up(StartEntry.from_json(state["header"]))
-        for move in state.get("moves", []):
-            game.apply(game.parse_move(str(move)))
+        if known is not None and played == moves[:len(played or [])]:
+            game = known.copy()
+        else:
+            game, played = set_up(StartEntry.from_json(state["header"])), []
+        for move in moves[len(played or []):]:
+            game.apply(game.parse_move(move))
     except Exception:
         return None
     return game
@@ -186,10 +196,9 @@ def _layout(game: str) -> Layout | None:
         return None
 
 
-def drawing(state: dict[str, Any]) -> str:
-    """The web view's SVG of the position (the game's default layout, no LEDs): drawn by
-    the console, so that a board's message carries no markup into the arbiter's page."""
-    game = position(state)
+def drawing(game: Game[Any] | None, state: dict[str, Any]) -> str:
+    """The web view's SVG of ``game`` (the game's default layout, no LEDs): drawn by the
+    console, so that a board's message carries no markup into the arbiter's page."""
     layout = _layout(game.name) if game is not None else None
     if game is None or layout is None:
         return ""

@@ -42,6 +42,8 @@ def test_the_report_says_each_action_and_takeback_with_its_ply() -> None:
     assert [(m["action"], m["move"], m["prev"], m["ply"]) for m in out.moves] == [
         ("undo", "a1", 2, 1)]
     assert report.update(s, HEADER, Effects(), 3.0, 3.0).state is None  # nothing new
+    resumed = TableReport().update(s, HEADER, Effects(), 4.0, 4.0)  # a restart at ply 1
+    assert resumed.moves == [] and resumed.state is not None and resumed.state["ply"] == 1
 
 
 def test_an_illegal_position_is_an_alert() -> None:
@@ -70,7 +72,12 @@ def test_the_hall_applies_moves_in_order_and_waits_for_the_state_after_a_gap() -
                           moves=["d2", "a1", "d6", "g7"], wall=3))
     table = hall.tables["3"]
     assert table.moves == ["d2", "a1", "d6", "g7"] and not table.stale
-    assert 'data-cell="g7"' in table.svg and "<script" not in table.svg
+    assert table.game is not None and [str(m) for m in table.game.history] == table.moves
+    assert table.svg.count('class="piece"') == 4 and "<script" not in table.svg
+    hall.receive(*message("state", game_id="g1", header=HEADER, moves=["d2"], wall=4))
+    assert table.game is not None and [str(m) for m in table.game.history] == ["d2"]
+    hall.receive(*message("state", game_id="g1", header=HEADER,
+                          moves=["d2", "a1", "d6", "g7"], wall=5))
     assert hall.receive(*message("move", game_id="g1", action="undo", move="g7", prev=4,
                                  ply=3, wall=4))
     assert table.moves == ["d2", "a1", "d6"]
