@@ -16,6 +16,7 @@ import logging
 import random
 import secrets
 import ssl
+import time
 import uuid
 from typing import Any
 from urllib.parse import quote
@@ -28,7 +29,7 @@ from tavola.event import pages
 from tavola.event.hall import Hall, record_text
 from tavola.event.publisher import BACKOFF_FIRST, BACKOFF_MAX
 from tavola.event.topics import QOS, Command, Topics, encode, event_filter
-from tavola.web.auth import RateLimited, Referees
+from tavola.web.auth import RateLimited, Referees, csrf_ok
 from tavola.web.pages import event, login_page
 from tavola.web.server import COOKIE, NONCE, PING_SECONDS, _headers, _same_origin
 
@@ -150,7 +151,7 @@ class EventConsole:
         self.waiting[cmd.id] = future
         try:
             await client.publish(Topics(self.config.event, table).cmd,
-                                 encode(cmd.to_message(0.0)), QOS["cmd"])
+                                 encode(cmd.to_message(time.time())), QOS["cmd"])
             return await asyncio.wait_for(future, ACK_SECONDS)
         except (aiomqtt.MqttError, TimeoutError):
             return {"done": False, "said": f"No answer from table {table} within "
@@ -214,7 +215,7 @@ class EventConsole:
         session = self.referees.session(request.cookies.get(COOKIE), _now())
         if session is None:
             raise web.HTTPForbidden(text="log in at /referee first")
-        if not secrets.compare_digest(str(form.get("csrf", "")), session.csrf):
+        if not csrf_ok(session, str(form.get("csrf", ""))):
             raise web.HTTPForbidden(text="stale or missing form token; reload the page")
         name = request.match_info["table"]
         fields = {k: str(v) for k, v in form.items() if k not in ("csrf", "action", "do")}
