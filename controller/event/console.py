@@ -26,7 +26,7 @@ from aiohttp import web
 
 from tavola.config import EventConfig
 from tavola.event import pages
-from tavola.event.hall import Hall, record_text
+from tavola.event.hall import Hall, record_suffix, record_text
 from tavola.event.publisher import BACKOFF_FIRST, BACKOFF_MAX
 from tavola.event.topics import QOS, Command, Topics, encode, event_filter
 from tavola.web.auth import RateLimited, Referees, csrf_ok
@@ -238,11 +238,13 @@ class EventConsole:
         state = self.hall.games().get((table, game_id))
         if state is None:
             raise web.HTTPNotFound(text=f"no game {game_id!r} has been seen at table {table}")
-        return _text(record_text(state, table), f"table{table}-{game_id}.txt")
+        return _text(record_text(state, table, self.config.event),
+                     f"table{table}-{game_id}{record_suffix(state)}")
 
     async def all_records(self, request: web.Request) -> web.Response:
         """Every game's record, one after the other."""
-        text = "\n".join(record_text(s, table) for (table, _), s in self.hall.games().items())
+        text = "\n".join(record_text(s, table, self.config.event)
+                         for (table, _), s in self.hall.games().items())
         return _text(text, f"tavola-{self.config.event}.txt")
 
     async def referee(self, request: web.Request) -> web.Response:

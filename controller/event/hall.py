@@ -8,13 +8,14 @@ A finished game's last state is kept, for the results and the records.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from tavola.event.topics import OFFLINE, ONLINE, decode, parse_topic
-from tavola.export import export_text
+from tavola.export import export_pdn, export_text
 from tavola.games import Game, Outcome
 from tavola.hardware.layout import Layout, LayoutError
 from tavola.record import ActionEntry, Record, ResultEntry, StartEntry, set_up
@@ -231,9 +232,19 @@ def record_of(state: dict[str, Any]) -> Record:
     return Record(header, tuple(entries))
 
 
-def record_text(state: dict[str, Any], table: str) -> str:
-    """One game as text in its notation (``tavola export``'s format), with its table."""
-    return f'[Table "{table}"]\n' + export_text(record_of(state))
+def record_text(state: dict[str, Any], table: str, event: str = "") -> str:
+    """One game's record: PDN for draughts (with the event and table tags), else text in
+    its notation (``tavola export``'s format) with its table."""
+    record = record_of(state)
+    if record.header.game == "draughts":
+        with contextlib.suppress(Exception):  # a record PDN cannot say: the plain export
+            return export_pdn(record, {"Event": event, "Table": table})
+    return f'[Table "{table}"]\n' + export_text(record)
+
+
+def record_suffix(state: dict[str, Any]) -> str:
+    """The file name's suffix of :func:`record_text`."""
+    return ".pdn" if state.get("game") == "draughts" else ".txt"
 
 
 def _natural(name: str) -> tuple[Any, ...]:

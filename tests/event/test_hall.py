@@ -151,3 +151,20 @@ def test_tavola_event_without_an_event_says_what_to_set(
     monkeypatch.delenv("TAVOLA_EVENT_EVENT", raising=False)
     assert main(["event"]) == 2
     assert "name the event: [event] event = " in capsys.readouterr().err
+
+
+def test_a_draughts_record_is_pdn_with_chains_whole_and_english_numbered() -> None:
+    from tavola.record import StartEntry
+
+    for variant, game_type, first in (("russian", "25", "c3-d4"), ("english", "21", "11-15")):
+        game = new_game("draughts", variant=variant)
+        header = StartEntry.of(game, game_id="g7", wall=0.0).to_json()
+        moves = ["c3-d4", "f6-e5", "d4xf6", "g7xe5"] if variant == "russian" else [
+            "c3-d4", "f6-g5"]
+        state = {"game_id": "g7", "game": "draughts", "header": header, "moves": moves,
+                 "outcome": {"winner": 0, "reason": "resignation", "cells": []}}
+        text = record_text(state, "4", "club")
+        assert text.startswith('[Event "club"]'), text
+        assert f'[GameType "{game_type}"]' in text and '[Table "4"]' in text
+        assert f"1. {first} " in text
+    assert '[Result "0-2"]' in text  # English: player 0 is Black
