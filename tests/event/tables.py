@@ -39,13 +39,15 @@ def console_config(broker: Broker, account: str = "arbiter") -> EventConfig:
 @asynccontextmanager
 async def boards(tmp_path: Path, broker: Broker, count: int, game: str = "morris",
                  **extra: str) -> AsyncIterator[list[Daemon]]:
-    """``count`` daemons (tables 1..count) running and publishing."""
+    """``count`` daemons (tables 1..count) running and publishing; ``game`` may name
+    several games, comma-separated, which the tables take in turn."""
+    games = game.split(",")
     daemons: list[Daemon] = []
     tasks: list[asyncio.Task[int]] = []
     for table in range(1, count + 1):
         config = load_config(None, board_env(broker, table, **extra), {
             "journal.directory": str(tmp_path / f"board{table}"), "leds": "sim",
-            "game": game})
+            "game": games[(table - 1) % len(games)]})
         daemon = Daemon(config, console=None, out=None, env={})
         daemons.append(daemon)
         tasks.append(asyncio.create_task(daemon.run()))

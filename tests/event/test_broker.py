@@ -40,7 +40,8 @@ def test_twenty_boards_survive_a_broker_restart_and_a_late_console_sees_them(
 
     async def scenario() -> None:
         rng = random.Random(16)
-        async with boards(tmp_path, broker, BOARDS) as daemons, console(broker) as hall:
+        async with boards(tmp_path, broker, BOARDS, "morris,draughts") as daemons, \
+                console(broker) as hall:
             await until(lambda: all(d.event is not None and d.event.connected.is_set()
                                     for d in daemons))
             await asyncio.gather(*(play_random(d, 4, rng) for d in daemons))
@@ -76,10 +77,13 @@ def test_twenty_boards_survive_a_broker_restart_and_a_late_console_sees_them(
                     page = await (await http.get(f"{late.url}/results")).text()
                     record = await (await http.get(
                         f"{late.url}/record/1/{late.hall.tables['1'].state['game_id']}")).text()
+                    pdn = await (await http.get(
+                        f"{late.url}/record/2/{late.hall.tables['2'].state['game_id']}")).text()
                 assert page.count("in play") == BOARDS
                 first = journal_moves(daemons[0])
                 assert '[Table "1"]' in record and '[Game "morris"]' in record
                 assert f"1. {first[0]} {first[1]}" in record
+                assert '[Table "2"]' in pdn and '[Result "*"]' in pdn  # draughts: PDN
 
     try:
         asyncio.run(scenario())
