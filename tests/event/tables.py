@@ -89,15 +89,17 @@ async def until(predicate: Callable[[], bool], seconds: float = 20.0) -> None:
 
 async def play_random(daemon: Daemon, plies: int, rng: random.Random) -> None:
     """Play up to ``plies`` random legal actions on the simulated board, as hands do;
-    one the board reads as ambiguous is named at the console (``play MOVE``)."""
+    one the board cannot show or reads as ambiguous is named at the console (``play``)."""
     for _ in range(plies):
         game = daemon.session.game
         if game.outcome() is not None:
             return
         move = rng.choice(game.legal_moves())
-        said = daemon._play_on_board(str(move))
-        assert not said, said
         grew = _longer(daemon, len(game.history))
+        said = daemon._play_on_board(str(move))
+        if said:  # an action no hand shows (a draughts chain's stop): said at the console
+            assert "changes nothing on the board" in said, said
+            daemon.console_line(f"play {move}")
         try:
             await until(grew, 3.0)
         except AssertionError:

@@ -16,6 +16,7 @@ from typing import Any
 import aiohttp
 import aiomqtt
 
+from tavola.daemon import Daemon
 from tavola.event.topics import Command, Topics, encode
 from tavola.record import RefereeEntry
 from tests.event.broker import PASSWORD, Broker
@@ -39,21 +40,26 @@ def test_twenty_boards_survive_a_broker_restart_and_a_late_console_sees_them(
     broker.start()
 
     async def scenario() -> None:
-        rng = random.Random(16)
+        rngs = [random.Random(16 + n) for n in range(BOARDS)]  # each board its own
+
+        async def play(daemons: list[Daemon], plies: int) -> None:
+            await asyncio.gather(*(play_random(d, plies, r)
+                                   for d, r in zip(daemons, rngs, strict=True)))
+
         async with boards(tmp_path, broker, BOARDS, "morris,draughts") as daemons, \
                 console(broker) as hall:
             await until(lambda: all(d.event is not None and d.event.connected.is_set()
                                     for d in daemons))
-            await asyncio.gather(*(play_random(d, 4, rng) for d in daemons))
+            await play(daemons, 4)
             broker.kill()  # mid-game: no will, no goodbye, nothing saved
             played = [len(d.session.game.history) for d in daemons]
-            await asyncio.gather(*(play_random(d, 3, rng) for d in daemons))
+            await play(daemons, 3)
             # Play went on without the broker; the journal has it all.
             assert all(len(d.session.game.history) > n for d, n in zip(daemons, played,
                                                                          strict=True))
             assert any(d.event is not None and d.event.queue for d in daemons)
             broker.start()
-            await asyncio.gather(*(play_random(d, 3, rng) for d in daemons))
+            await play(daemons, 3)
 
             def caught_up() -> bool:
                 return all(d.event is not None and not d.event.queue and d.event.state_sent
