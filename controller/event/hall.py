@@ -8,14 +8,13 @@ A finished game's last state is kept, for the results and the records.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from tavola.event.topics import OFFLINE, ONLINE, decode, parse_topic
-from tavola.export import export_pdn, export_text
+from tavola.export import export_record
 from tavola.games import Game, Outcome
 from tavola.hardware.layout import Layout, LayoutError
 from tavola.record import ActionEntry, Record, ResultEntry, StartEntry, set_up
@@ -233,13 +232,17 @@ def record_of(state: dict[str, Any]) -> Record:
 
 
 def record_text(state: dict[str, Any], table: str, event: str = "") -> str:
-    """One game's record: PDN for draughts (with the event and table tags), else text in
-    its notation (``tavola export``'s format) with its table."""
-    record = record_of(state)
-    if record.header.game == "draughts":
-        with contextlib.suppress(Exception):  # a record PDN cannot say: the plain export
-            return export_pdn(record, {"Event": event, "Table": table})
-    return f'[Table "{table}"]\n' + export_text(record)
+    """One game's record in its game's standard notation (``tavola export``'s: PDN for
+    draughts), with the event's name and a ``Table`` tag after the others."""
+    text = export_record(record_of(state))
+    if event:
+        text = text.replace('[Event "?"]', f'[Event "{_tag(event)}"]', 1)
+    tags, blank, moves = text.partition("\n\n")
+    return f'{tags}\n[Table "{_tag(table)}"]{blank}{moves}'
+
+
+def _tag(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def record_suffix(state: dict[str, Any]) -> str:

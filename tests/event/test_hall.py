@@ -103,7 +103,7 @@ def test_a_record_names_the_movers_and_the_result() -> None:
     state = {"game_id": "g1", "header": HEADER, "moves": ["d2", "a1", "d6"],
              "outcome": {"winner": 1, "reason": "resignation", "cells": []}, "wall": 0}
     text = record_text(state, "3")
-    assert text.startswith('[Table "3"]\n[Game "morris"]')
+    assert text.startswith('[Game "morris"]') and '\n[Table "3"]\n\n' in text
     assert "1. d2 a1 2. d6 0-1" in text
 
 
@@ -167,4 +167,4 @@ def test_a_draughts_record_is_pdn_with_chains_whole_and_english_numbered() -> No
         assert text.startswith('[Event "club"]'), text
         assert f'[GameType "{game_type}"]' in text and '[Table "4"]' in text
         assert f"1. {first} " in text
-    assert '[Result "0-2"]' in text  # English: player 0 is Black
+    assert '[Result "0-1"]' in text  # PDN: White's score first; English: Black won
