@@ -46,6 +46,7 @@ from tavola.session import Effects, Session, StartupError, check_startup
 from tavola.web.referee import pending_correction  # no aiohttp: the journal's entries only
 
 if TYPE_CHECKING:
+    from tavola.event.publisher import EventPublisher
     from tavola.web.server import WebServer
 
 log = logging.getLogger("tavola")
@@ -106,6 +107,7 @@ class Daemon:
         self._drawn_status = ""
         self._shown_to: int | None = None  # whose hidden cards the screen may show
         self.web: WebServer | None = None  # [web] enabled: the live view (tavola.web)
+        self.event: EventPublisher | None = None  # [event] enabled: the club's broker
 
     # ----------------------------------------------------------------- setup
     def _start(self) -> None:
@@ -264,6 +266,7 @@ class Daemon:
                     loop.add_signal_handler(sig, self.stopping.set)
             self._apply(self.session.start(self.clock(), self.wall()))
             await self._start_web()
+            await self._start_event()
             if self.console is not None:
                 self._answer(FIRST_SCREEN)
                 loop.add_reader(self.console.fileno(), self._read_console)
@@ -292,6 +295,8 @@ class Daemon:
             self._shutdown()
             return status
         finally:
+            if self.event is not None:
+                await self.event.stop()
             if self.web is not None:
                 await self.web.stop()
             self._close_backends()
@@ -322,6 +327,21 @@ class Daemon:
                 log.info("Seat pages' QR codes:\n%s", self.web.seat_qr_text())
             else:
                 self._say("Type seats for their QR codes.")
+
+    async def _start_event(self) -> None:
+        """Publish this table to the event's broker, if configured (docs/event.md); the
+        broker may be down: the publisher keeps trying, play goes on."""
+        if not self.config.event.enabled:
+            return
+        try:
+            from tavola.event.publisher import EventPublisher  # aiomqtt: only when on
+        except ImportError as exc:
+            raise ImportError(f"[event] enabled = true needs aiomqtt ({exc}): install the "
+                              f"event extra, pip install 'tavola[event]'") from None
+        self.event = EventPublisher(self, self.config.event)
+        await self.event.start()
+        cfg = self.config.event
+        self._say(f"Event {cfg.event}, table {cfg.table}: publishing to {cfg.host}:{cfg.port}")
 
     def apply(self, fx: Effects) -> None:
         """Apply effects from outside the loop's own inputs (the referee console)."""
@@ -532,6 +552,8 @@ class Daemon:
             self._draw(important=bool(fx.log or fx.journal))
         if self.web is not None:  # what the board and the terminal show, on the web too
             self.web.publish(urgent=bool(fx.journal or fx.log or fx.status is not None))
+        if self.event is not None:  # queued only: a broker outage never holds play up
+            self.event.publish(fx)
 
     def _write(self, entries: tuple[Entry, ...]) -> None:
         """Append the entries in one fsynced write; a result files the game after it."""
