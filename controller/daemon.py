@@ -4,7 +4,10 @@ It builds the game (resumed from the journal when one is in progress), the layou
 backends named in the config, then feeds sensor events, console lines and a periodic tick to
 the session and applies the effects in order: journal entries (fsynced), the LED frame, the
 status (systemd's STATUS and the terminal), log lines. Blocking drivers are the backends'
-business (``asyncio.to_thread`` inside them); there are no threads or queues here.
+business (``asyncio.to_thread`` inside them). The one other thing that blocks is the engine
+(a hint, the computer's turn, a review: :class:`tavola.hints.Search`): each search runs in
+a worker thread with the node budget and time cap of ``[hints]``, and its answer is handed
+back to the session on the loop, so sensing and the watchdog never wait for it.
 
 SIGTERM or SIGINT: the clock is paused and checkpointed, the LEDs cleared, the backends
 closed, exit 0. A ``kill -9`` loses nothing that was confirmed: every action was fsynced
@@ -19,6 +22,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
@@ -30,6 +34,7 @@ from tavola.games import Game, Reason
 from tavola.hardware import load_leds, load_sensor
 from tavola.hardware.base import LedBackend, SensorBackend, SensorFault, Snapshot
 from tavola.hardware.layout import Layout, LayoutError
+from tavola.hints import Answer, Search, answer
 from tavola.journal import Journal
 from tavola.notify import Notifier
 from tavola.record import (
@@ -58,7 +63,8 @@ c3, bounce d4, knock c3 d4, noise, unplug, replug; 'help all' lists all of them)
   play MOVE   declare an action the board cannot show (a pass, a dead card), or pick
               one of several candidates when the move is ambiguous
   undo        take back the last action        resign, draw   end the game
-  hint        light the legal moves in blue    status         show the state
+  hint        the engine's best move in blue; again: the next best (also: lift and put
+              back one piece twice within a second)        status   show the state
   new         start a new game                 help all       the simulator's commands too
   quit        stop the daemon (the game is kept and resumes at the next start)"""
 FIRST_SCREEN = ("Type sensor events (d2, lift d2, place d4, d2-d4) or commands (status, "
@@ -104,6 +110,9 @@ class Daemon:
         self._drawn_status = ""
         self._shown_to: int | None = None  # whose hidden cards the screen may show
         self.web: WebServer | None = None  # [web] enabled: the live view (tavola.web)
+        self._searching: set[asyncio.Task[None]] = set()  # the engine at work, off the loop
+        self._endgames: Any = None  # morris endgame tables, read once when first needed
+        self._endgames_lock = threading.Lock()
 
     # ----------------------------------------------------------------- setup
     def _start(self) -> None:
@@ -125,6 +134,7 @@ class Daemon:
                 except (StartupError, LayoutError) as exc:
                     self._abandon_unresumable(record.id, game, exc)
                 else:
+                    self.session.resume_help(record.entries)
                     self._say(f"Resumed {game.name} game {record.id} at ply "
                               f"{len(game.history)}.")
                     if game.name != self.config.game.name:
@@ -245,6 +255,7 @@ class Daemon:
             game, self.layout, self.sensor.capability, cells=self.layout.cells,
             policy=cfg.game.policy, hints=cfg.game.hints, settle=cfg.inference.settle,
             grace=cfg.inference.grace, clock=clock, last_clock_write=self.clock(),
+            hinting=cfg.hints, computer=cfg.game.opponent,
         )
 
     # ----------------------------------------------------------------- running
@@ -516,12 +527,47 @@ class Daemon:
             self.notifier.status(fx.status)
         if fx.resync:
             self.sensor.request_snapshot()
+        for search in fx.searches:
+            self._search(session, search)
         for line in fx.log:
             self._say(line)
         if fx.frame is not None or fx.log or fx.status is not None:
             self._draw(important=bool(fx.log or fx.journal))
         if self.web is not None:  # what the board and the terminal show, on the web too
             self.web.publish(urgent=bool(fx.journal or fx.log or fx.status is not None))
+
+    def _search(self, session: Session, search: Search) -> None:
+        """Run ``search`` in a worker thread; its answer goes to ``session`` on the loop
+        (not to a session that replaced it meanwhile: a new game)."""
+        async def run() -> None:
+            try:
+                found = await asyncio.to_thread(self._answer_search, search)
+            except Exception:  # a bug in the engine costs the hint, never the game
+                log.exception("the engine failed on a %s search", search.purpose)
+                session.search_failed(search)
+                return
+            if self.session is session:
+                self._apply(session.on_answer(found, self.clock(), self.wall()))
+
+        try:
+            task = asyncio.get_running_loop().create_task(run())
+        except RuntimeError:  # no loop (a test driving the daemon by hand): answer now
+            self._apply(session.on_answer(self._answer_search(search), self.clock(),
+                                          self.wall()))
+            return
+        self._searching.add(task)
+        task.add_done_callback(self._searching.discard)
+
+    def _answer_search(self, search: Search) -> Answer:
+        """The engine's answer (in a worker thread); morris endgame tables when built."""
+        tables = None
+        if search.game.name == "morris" and search.level == "strongest":
+            with self._endgames_lock:
+                if self._endgames is None:
+                    from tavola.ai import morris_endgames
+                    self._endgames = morris_endgames.load() or False
+                tables = self._endgames or None
+        return answer(search, endgames=tables, clock=time.monotonic)
 
     def _write(self, entries: tuple[Entry, ...]) -> None:
         """Append the entries in one fsynced write; a result files the game after it."""

@@ -24,9 +24,22 @@ Referee policies (``[game] policy``):
   with its time and flagged (counted per player in the status), and the position must
   still be corrected.
 
-Under both, ``hints`` (on by default) lets a player ask: the command ``hint`` lights the
-moves of the player to move in blue until the next action; ``hints = false`` turns both
-the white targets and ``hint`` off (docs/config.md).
+Under ``teaching``, ``hints`` (on by default) lets a player ask: the command ``hint`` (or
+the hint gesture, the hint cell, the seat page's button) asks the engine for the best turn
+of the player to move and lights its cells blue until the game leaves it; asked again, the
+next best, up to ``[hints] per_turn``. Under ``arbiter`` hints are off unless the referee
+allows them (``[hints] arbiter``, or :meth:`Session.allow_hints`). ``hints = false`` turns
+both the white targets and ``hint`` off (docs/config.md).
+
+The engine is asked, never run, here: an input that needs it returns a
+:class:`~tavola.hints.Search` in :attr:`Effects.searches`; the daemon runs it off its loop
+and hands the answer to :meth:`Session.on_answer`. So the computer opponent (``[game]
+opponent = "ai"``) works: when its side is to move the session asks for its turn, shows it
+(origin blinking cyan, target blue, removals red) and accepts from the board exactly that
+turn; any other is shown as wrong and not taken. With ``[hints] feedback`` every turn a
+player makes in ``teaching`` is reviewed, and a blunder is flashed and named with the
+better turn in the status. Every hint, computer turn and blunder is journaled
+(:class:`~tavola.record.HintEntry`) for the arbiter.
 """
 
 from __future__ import annotations
@@ -36,10 +49,20 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from tavola.ai import ScoredTurn
 from tavola.clock import Clock, LowTime, TimeOut, timer_colours
 from tavola.feedback import LedMap, Scene, Strip, render
 from tavola.games import Capability, Game, Outcome, Reason
 from tavola.hardware.base import Frame
+from tavola.hints import (
+    Answer,
+    ComputerPlayer,
+    Gesture,
+    HintSettings,
+    Search,
+    ShownTurn,
+    turn_cells,
+)
 from tavola.inference import (
     GRACE_SECONDS,
     SETTLE_SECONDS,
@@ -58,7 +81,9 @@ from tavola.record import (
     AmendEntry,
     ClockEntry,
     Entry,
+    HintEntry,
     IllegalEntry,
+    RefereeEntry,
     ResultEntry,
     TimeoutEntry,
     UndoEntry,
@@ -87,6 +112,8 @@ class Effects:
     # The reading makes no sense to the game: ask the sensor for a whole fresh reading, in
     # case the board's copy went wrong (a damaged line, a lost change) rather than a hand.
     resync: bool = False
+    # Questions for the engine: run them off the loop, hand each answer to on_answer.
+    searches: tuple[Search, ...] = ()
 
     def __add__(self, other: Effects) -> Effects:
         return Effects(
@@ -96,7 +123,28 @@ class Effects:
             self.log + other.log,
             other.finished or self.finished,
             self.resync or other.resync,
+            self.searches + other.searches,
         )
+
+
+@dataclass(frozen=True)
+class _Review:
+    """A blunder found in the turn that led to ``at``: its cells flash, the status names
+    the better turn."""
+
+    at: tuple[Any, ...]
+    cells: frozenset[str]
+    text: str
+
+
+@dataclass
+class _Help:
+    """What the engine's help shows (kept apart so that a rollback can put it back)."""
+
+    hint: ShownTurn | None = None
+    given: tuple[ShownTurn, ...] = ()  # the hints shown in this position, best first
+    computer: ShownTurn | None = None  # the computer's turn, to be made on the board
+    review: _Review | None = None
 
 
 @dataclass
@@ -113,6 +161,7 @@ class _Staged:
     last_frame: Frame | None
     window: tuple[int, int | None] = (0, None)  # the amendment window and its player
     game: Game[Any] | None = None
+    help: _Help | None = None
 
 
 def check_startup(
@@ -154,6 +203,8 @@ class Session:
         grace: float = GRACE_SECONDS,
         clock: Clock | None = None,
         last_clock_write: float | None = None,
+        hinting: HintSettings | None = None,
+        computer: ComputerPlayer | None = None,
     ) -> None:
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
@@ -161,6 +212,18 @@ class Session:
         self.tray = tray_slots(layout) if (
             game.needs == "identity" and capability == "occupancy") else {}
         check_startup(game, capability, cells, self.tray)
+        self.hinting = hinting or HintSettings()
+        if computer is not None and not 0 <= computer.side < game.num_players:
+            raise StartupError(
+                f"game.opponent_side = {computer.side}: {game.name} has players 0 to "
+                f"{game.num_players - 1} ({', '.join(game.player_names)}); choose one of them")
+        self.computer = computer
+        self.referee_allows_hints = self.hinting.arbiter
+        if self.hinting.cell and (self.hinting.cell not in getattr(layout, "sensed", ())
+                                  or self.hinting.cell in game.view()):
+            raise StartupError(
+                f"hints.cell = {self.hinting.cell!r}: not a sensed cell of this layout "
+                f"outside the {game.name} board; name a spare sensed cell, or set cell = \"\"")
         self.game = game
         self.strip = Strip.of(layout)
         self.capability: Capability = "identity" if self.tray else capability
@@ -184,7 +247,11 @@ class Session:
         self._window_player: int | None = None
         self.unrecorded: str | None = None  # why the journal cannot be written, if it cannot
         self._staged: _Staged | None = None
-        self._hint: tuple[int, frozenset[str]] | None = None  # (ply asked at, cells)
+        self.help = _Help()
+        self._asking: dict[str, tuple[Any, ...]] = {}  # purpose -> position, being searched
+        self._refused: frozenset[str] = frozenset()  # a move not the computer's, on the board
+        self._gesture = Gesture()
+        self._cell_before: dict[str, str] | None = None  # the last reading, for the hint cell
         self._now = 0.0  # the latest time seen, for the clocks in the status
 
     # ----------------------------------------------------------------- inputs
@@ -195,7 +262,7 @@ class Session:
                 self.clock.start(self.game.current_player, now)
             else:
                 self.clock.resume(now)
-        return self._show(now, force=True) + Effects(status=self.status())
+        return self._show(now, force=True) + Effects(status=self.status()) + self._think()
 
     def on_snapshot(
         self, cells: Mapping[str, str], now: float, wall: float,
@@ -211,8 +278,9 @@ class Session:
             cells, uncertain = tray_reading(self.game.view("identity"), cells, self.tray,
                                             uncertain)
         self._sensed = dict(cells)
+        fx += self._hint_asked_on_board(cells, now)
         result = self.inference.update(self.game, cells, now, uncertain, self.window)
-        return fx + self._handle(result, now, wall)
+        return fx + self._handle(result, now, wall) + self._think()
 
     def on_fault(self, message: str, now: float) -> Effects:
         """The sensor lost the board: show it, keep the game, wait for the next snapshot."""
@@ -237,7 +305,7 @@ class Session:
         ):
             self._last_clock_write = now
             fx += Effects(journal=(ClockEntry(self.clock.to_dict(now), wall, now),))
-        return fx + self._show(now)
+        return fx + self._show(now) + self._think()
 
     def command(self, text: str, now: float, wall: float) -> Effects:
         """A line from the console: a move (to resolve an ambiguity, or an action the
@@ -258,6 +326,14 @@ class Session:
             return self._takeback(1, now, wall, sensed=False)
         if text == "hint":
             return self._ask_hint(now)
+        if self._computer_to_move():
+            try:
+                typed = game.parse_move(text)
+            except ValueError as exc:
+                return Effects(log=(f"Not understood: {exc}",))
+            shown = self.help.computer
+            if shown is None or not shown.expects(game.history, (typed,)):
+                return Effects(log=(self._computer_says(),))
         if text in ("resign", "draw"):
             outcome = (Outcome(None, Reason.AGREEMENT) if text == "draw" else
                        game.resignation(game.current_player))
@@ -275,7 +351,7 @@ class Session:
         if self._sensed is not None:  # does the board already show it?
             fx += self._handle(self.inference.update(game, None, now, window=self.window),
                                now, wall)
-        return fx
+        return fx + self._think()
 
     # ----------------------------------------------------------------- the referee
     def declare(self, outcome: Outcome, now: float, wall: float) -> Effects:
@@ -358,6 +434,8 @@ class Session:
         self.window, self._window_player = staged.window
         self._last_clock_write = staged.last_clock_write
         self._last_frame = staged.last_frame
+        if staged.help is not None:
+            self.help = staged.help
         self.inference.reset()
 
     def cannot_record(self, problem: str, now: float) -> Effects:
@@ -380,22 +458,201 @@ class Session:
         self._staged = _Staged(
             copy.deepcopy(self.clock), self.result, self.last_move, list(self.flags),
             self._mismatch_recorded, self._last_clock_write, self._last_frame,
-            (self.window, self._window_player))
+            (self.window, self._window_player), help=replace(self.help))
 
     def _touch_game(self) -> None:
         """The game is about to change: keep a copy to put back (once per input)."""
         if self._staged is not None and self._staged.game is None:
             self._staged.game = self.game.copy()
+    # ----------------------------------------------------------------- the engine's help
+    @property
+    def hints_allowed(self) -> bool:
+        """Whether a player may ask for a hint now: hints on, and under ``arbiter`` only
+        when the referee allows them."""
+        return self.hints and (self.policy == "teaching" or self.referee_allows_hints)
+
+    def allow_hints(self, allowed: bool, now: float) -> Effects:
+        """The referee allows (or forbids again) hints under the arbiter policy."""
+        self.referee_allows_hints = allowed
+        if not allowed:
+            self.help.hint = None
+        said = "Hints allowed by the referee." if allowed else "Hints off."
+        return self._show(now, force=True) + Effects(log=(said,), status=self.status())
+
     def _ask_hint(self, now: float) -> Effects:
-        """Light, in blue, every cell a legal action of the player to move changes."""
+        """Ask the engine for the best turn of the player to move, or the next best."""
+        game, settings = self.game, self.hinting
         if not self.hints:
             return Effects(log=("Hints are off on this board ([game] hints = false).",))
-        game = self.game
-        cells = self.inference.expectations(game).touched
-        self._hint = (len(game.history), frozenset(cells))
+        if not self.hints_allowed:
+            return Effects(log=("No hints under the arbiter policy unless the referee "
+                                "allows them ([hints] arbiter = true).",))
+        if game.outcome() is not None:
+            return Effects(log=("The game is over.",))
+        if self._computer_to_move():
+            return Effects(log=(self._computer_says(),))
+        at = tuple(game.history)
+        given = [h for h in self.help.given if h.at == at]
+        if len(given) >= settings.per_turn:
+            return Effects(log=(f"No more hints this turn (at most {settings.per_turn}, "
+                                f"[hints] per_turn).",))
+        if self._asking.get("hint") == at:
+            return Effects(log=("Still looking for the hint.",))
+        self._asking["hint"] = at
+        search = Search("hint", game.copy(), at, settings.level, settings.nodes,
+                        settings.seconds, seed=len(at), exclude=tuple(h.turn for h in given))
         who = game.player_names[game.current_player]
-        return Effects(log=(f"Hint: {who}'s legal moves are lit blue.",)) + self._show(
-            now, force=True)
+        return Effects(searches=(search,), log=(f"Looking for a hint for {who}...",))
+
+    def _hint_asked_on_board(self, cells: Mapping[str, str], now: float) -> Effects:
+        """The hint gesture (one piece lifted and put back twice within a second), or a
+        piece put on the hint cell, asks for a hint with no screen."""
+        settings = self.hinting
+        if self.game.outcome() is not None or not self.hints_allowed:
+            return Effects()
+        if settings.cell:
+            was = (self._cell_before or {}).get(settings.cell, "")
+            self._cell_before = dict(cells)
+            if cells.get(settings.cell, "") and not was:
+                return self._ask_hint(now)
+        if settings.gesture and self._gesture.feed(self.game.view(self.capability),
+                                                   {c: cells.get(c, "") for c in self.cells},
+                                                   now):
+            return self._ask_hint(now)
+        return Effects()
+
+    def _computer_to_move(self) -> bool:
+        computer = self.computer
+        return (computer is not None and self.game.outcome() is None
+                and self.game.current_player == computer.side)
+
+    def _computer_says(self) -> str:
+        """What the computer's turn is, for a player who tried something else."""
+        name = self.game.player_names[self.game.current_player]
+        shown = self.help.computer
+        if shown is None or shown.played(self.game.history) is None:
+            return f"{name} (the computer) is thinking; wait for its move on the board."
+        return f"{name} (the computer) plays {shown.text}: make that move on the board."
+
+    def _think(self) -> Effects:
+        """Ask for the computer's turn when its side is to move and it has none shown."""
+        computer = self.computer
+        if computer is None or not self._computer_to_move() or self.unrecorded is not None:
+            return Effects()
+        game = self.game
+        shown = self.help.computer
+        if shown is not None and shown.played(game.history) is not None:
+            return Effects()
+        at = tuple(game.history)
+        if self._asking.get("opponent") == at:
+            return Effects()
+        self._asking["opponent"] = at
+        return Effects(searches=(Search("opponent", game.copy(), at, computer.level,
+                                        computer.nodes, self.hinting.seconds,
+                                        seed=len(at)),))
+
+    def _review(self, before: Game[Any], turn: tuple[Any, ...]) -> Effects:
+        """Ask for a review of ``turn``, just played from ``before`` (teaching, feedback)."""
+        settings = self.hinting
+        if (not settings.feedback or self.policy != "teaching" or not self.hints
+                or self.game.outcome() is not None):
+            return Effects()
+        return Effects(searches=(Search(
+            "review", before, tuple(before.history), settings.level, settings.nodes,
+            seed=len(before.history), played=turn, threshold=settings.threshold),))
+
+    def search_failed(self, search: Search) -> None:
+        """The daemon could not run ``search``: it may be asked again."""
+        if self._asking.get(search.purpose) == search.at:
+            del self._asking[search.purpose]
+
+    def on_answer(self, found: Answer, now: float, wall: float) -> Effects:
+        """The engine's answer to a :class:`Search` this session asked; ignored if the
+        game has moved on since (a new question is asked where needed)."""
+        self._stage()
+        search, game = found.search, self.game
+        self.search_failed(search)
+        if tuple(game.history) != search.at + tuple(search.played) or game.outcome():
+            return self._think()
+        best, player = found.best, game.current_player
+        if search.purpose == "review":
+            verdict = found.verdict
+            if verdict is None or not verdict.blunder or best is None:
+                return Effects()
+            mover = search.game.current_player
+            what = "threw away a won position" if verdict.threw_win else (
+                f"lost {verdict.loss / 100:.1f} men")
+            text = f"{game.player_names[mover]} {what}; better was {best.text}"
+            self.help.review = _Review(tuple(game.history),
+                                       turn_cells(search.game, search.played).all, text)
+            entry = HintEntry("review", mover, len(search.at), tuple(map(str, best.turn)),
+                              wall, now, 1, best.score)
+            return Effects(journal=(entry,), log=(f"Blunder: {text}.",)) + self._show(
+                now, force=True) + Effects(status=self.status())
+        if best is None:
+            return Effects(log=("No other move to suggest.",))
+        shown = ShownTurn.of(game, best)
+        if search.purpose == "opponent":
+            self.help.computer = shown
+            entry = HintEntry("computer", player, len(game.history),
+                              tuple(map(str, best.turn)), wall, now, 1, best.score)
+            log = self._computer_says()
+        else:
+            given = (*[h for h in self.help.given if h.at == shown.at], shown)
+            self.help.given, self.help.hint = given, shown
+            entry = HintEntry("hint", player, len(game.history), tuple(map(str, best.turn)),
+                              wall, now, len(given), best.score)
+            log = f"Hint {len(given)} for {game.player_names[player]}: {best.text}"
+        return Effects(journal=(entry,), log=(log,)) + self._show(now, force=True) + Effects(
+            status=self.status())
+
+    def resume_help(self, entries: Iterable[Entry]) -> None:
+        """After a restart: show again the hints and the computer's turn the journal holds
+        for the position in play (so the per-turn limit holds across a restart)."""
+        game = self.game
+        history = game.history
+        recent: list[HintEntry] = []
+        for entry in entries:
+            if isinstance(entry, RefereeEntry) and entry.action in ("allow hints",
+                                                                    "forbid hints"):
+                self.referee_allows_hints = entry.action == "allow hints"
+            if isinstance(entry, (UndoEntry, AmendEntry, TimeoutEntry)):
+                recent = []  # the line changed: hints before it may be of another position
+            elif isinstance(entry, HintEntry) and entry.kind in ("hint", "computer"):
+                recent.append(entry)
+        for entry in recent:
+            if entry.ply > len(history):
+                continue
+            probe = game.copy()
+            for _ in range(len(history) - entry.ply):
+                probe.undo()
+            try:
+                work, turn = probe.copy(), []
+                for text in entry.moves:
+                    move = work.parse_move(text)
+                    work.apply(move)
+                    turn.append(move)
+            except ValueError:
+                continue  # not a turn of that position
+            shown = ShownTurn.of(probe, ScoredTurn(tuple(turn), entry.score,
+                                                   game.turn_notation(list(entry.moves))))
+            if shown.played(history) is None:
+                continue
+            if entry.kind == "computer":
+                self.help.computer = shown
+            else:
+                self.help.given = (*[h for h in self.help.given if h.at == shown.at], shown)
+                self.help.hint = shown
+
+    def _refuse(self, result: Result, now: float) -> Effects:
+        """A move on the board that is not the computer's turn: shown wrong, not taken."""
+        self.result = result
+        self._refused = getattr(result, "cells", frozenset())
+        moves = getattr(result, "moves", ())
+        seen = " ".join(map(str, moves))
+        return self._show(now, force=True) + Effects(
+            log=(f"Not the computer's move ({seen}): put it back. {self._computer_says()}",),
+            status=self.status())
 
     def _board_still_shows_last(self) -> str:
         """If the board reads the position after the last action, and that action changed
@@ -435,6 +692,21 @@ class Session:
             self.result = Pending()
             return self._show(now)
         self.result = result
+        self._refused = frozenset()
+        if self._computer_to_move():
+            shown = self.help.computer
+            if isinstance(result, Ambiguous) and shown is not None:
+                # The computer's turn is one of the readings: that is the one made.
+                theirs = [seq for seq in result.candidates
+                          if shown.expects(self.game.history, seq)]
+                if len(theirs) == 1:
+                    result = Accepted(theirs[0], result.cells)
+            if isinstance(result, Accepted) and (
+                    shown is None or not shown.expects(self.game.history, result.moves)):
+                return self._refuse(result, now)
+        if (isinstance(result, Amended) and self.computer is not None
+                and self._window_player == self.computer.side):
+            return self._refuse(result, now)  # the computer's turn was made as shown
         if isinstance(result, Accepted):
             self._mismatch_recorded = False
             return self._accept(result.moves, result.cells, now, wall)
@@ -458,6 +730,7 @@ class Session:
         logs: list[str] = []
         before = game.view(self.capability)
         self._touch_game()
+        reviews = Effects()
         for move in moves:
             player = game.current_player
             if player == self._window_player:
@@ -477,14 +750,28 @@ class Session:
             entries.append(ActionEntry(str(move), player, len(game.history), wall, now,
                                        clock_state))
             logs.append(f"{game.player_names[player]}: {move}")
+            if switched and (self.computer is None or player != self.computer.side):
+                reviews += self._review(*self._turn_before(player))
         self.last_move = cells or frozenset(
             c for c, _ in change_between(before, game.view(self.capability)))
         self.result = Pending()
-        fx = Effects(journal=tuple(entries), log=tuple(logs))
+        fx = Effects(journal=tuple(entries), log=tuple(logs)) + reviews
         outcome = game.outcome()
         if outcome is not None:
             fx += self._finish(outcome, now, wall, adjudicated=False)
         return fx + self._show(now, force=True) + Effects(status=self.status())
+
+    def _turn_before(self, player: int) -> tuple[Game[Any], tuple[Any, ...]]:
+        """The position before ``player``'s last turn, and that turn's actions."""
+        probe = self.game.copy()
+        turn: list[Any] = []
+        while probe.history:
+            move = probe.undo()
+            if probe.current_player != player:
+                probe.apply(move)
+                break
+            turn.insert(0, move)
+        return probe, tuple(turn)
 
     def _clock_switch(self, now: float) -> None:
         assert self.clock is not None
@@ -622,9 +909,8 @@ class Session:
         game, result = self.game, self.result
         if self.unrecorded is not None:
             return Scene(unrecorded=True)
-        base = Scene(last_move=self.last_move, disconnected=self.disconnected is not None)
-        if self._hint is not None and self._hint[0] == len(game.history):
-            base = replace(base, hint=self._hint[1])
+        base = self._help_scene(Scene(last_move=self.last_move,
+                                      disconnected=self.disconnected is not None))
         if game.outcome() is not None:
             return replace(base, winning=frozenset(game.winning_cells()))
         if self.clock is not None:
@@ -637,11 +923,28 @@ class Session:
                            targets=result.targets if self.shows_targets else frozenset())
         if isinstance(result, Ambiguous):
             return replace(base, candidates=result.cells)
+        if self._refused:
+            return replace(base, error=self._refused)
         if isinstance(result, Mismatch):
             # Teaching: where a piece belongs, besides blinking where the board is wrong.
             expected = self.inference.expectations(game).current if self.shows_targets else {}
             return replace(base, last_move=frozenset(), error=result.cells,
                            targets=frozenset(c for c in result.cells if expected.get(c)))
+        return base
+
+    def _help_scene(self, base: Scene) -> Scene:
+        """The engine's help on the board: the hint, the computer's turn, a blunder."""
+        history, help_ = self.game.history, self.help
+        hint = help_.hint.remaining(history) if help_.hint and self.hints_allowed else None
+        if hint is not None:
+            base = replace(base, hint=hint.all)
+        computer = help_.computer.remaining(history) if help_.computer else None
+        if computer is not None:
+            base = replace(base, computer_from=computer.origin, computer_to=computer.targets,
+                           computer_removes=computer.removed)
+        review = help_.review
+        if review is not None and review.at == tuple(history):
+            base = replace(base, blunder=review.cells)
         return base
 
     @property
@@ -687,6 +990,7 @@ class Session:
                     f"play {seq[0]}" for seq in self.result.candidates)]
                     + ["undo"] * bool(self.result.takeback))
                 text += f", ambiguous: type {options}"
+            text += self._help_status()
             clocks = self.clock_text(self._now)
             if clocks:
                 text += f", {clocks}"
@@ -694,6 +998,22 @@ class Session:
             text += ", flagged " + " ".join(
                 f"{game.player_names[p]}:{n}" for p, n in enumerate(self.flags) if n)
         return text
+
+    def _help_status(self) -> str:
+        history, help_ = self.game.history, self.help
+        if self._computer_to_move():
+            shown = help_.computer
+            if shown is None or shown.played(history) is None:
+                return ", the computer is thinking"
+            return f", the computer plays {shown.text}: make it on the board"
+        parts = ""
+        review = help_.review
+        if review is not None and review.at == tuple(history):
+            parts += f", blunder: {review.text}"
+        if help_.hint is not None and self.hints_allowed \
+                and help_.hint.played(history) is not None:
+            parts += f", hint: {help_.hint.text}"
+        return parts
 
     def clock_text(self, now: float) -> str:
         """The clocks' times: 'White 4:58, Black 5:00' and the move limit left, or ''."""

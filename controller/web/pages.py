@@ -122,6 +122,8 @@ def console_page(state: dict[str, Any], csrf: str, who: str, log: list[Incident]
               ' <input name="seconds" type="number" step="any" value="30">' + reason,
               "Add seconds"),
         _form(csrf, "pause", reason, "Pause clocks"),
+        _form(csrf, "hints", '<select name="allow"><option value="on">allow</option>'
+              '<option value="off">forbid</option></select>' + reason, "Hints (arbiter)"),
         _form(csrf, "resume", reason, "Resume clocks"),
         _form(csrf, "result", '<select name="kind">' + "".join(
             f"<option>{k}</option>" for k in RESULT_KINDS) + "</select> winner " +

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from tavola.games import Outcome, Reason
-from tavola.record import AmendEntry, IllegalEntry, RefereeEntry, UndoEntry
+from tavola.record import AmendEntry, HintEntry, IllegalEntry, RefereeEntry, UndoEntry
 from tavola.session import Effects, Session
 
-ACTIONS = ("undo", "play", "clock", "pause", "resume", "result", "new")
+ACTIONS = ("undo", "play", "clock", "pause", "resume", "result", "new", "hints")
 RESULT_KINDS = ("win", "forfeit", "draw")
 
 
@@ -54,6 +54,13 @@ def perform(host: Host, request: Request) -> str:
             return "New game started."
         if action == "undo":
             return _undo_to(host, int(fields.get("ply", "")), request.who, reason)
+        if action == "hints":  # under the arbiter policy, hints only when allowed here
+            allowed = fields.get("allow", "") == "on"
+            fx = session.allow_hints(allowed, now)
+            what = "allow hints" if allowed else "forbid hints"
+            host.apply(Effects(journal=(RefereeEntry(what, request.who, reason, wall, now),))
+                       + fx)
+            return " ".join(fx.log)
         if action == "play":
             move = fields.get("move", "").strip()
             fx = session.command(move, now, wall) if move else Effects(log=("Name a move.",))
@@ -129,7 +136,8 @@ class Incident:
 
 
 def incidents(entries: list[object]) -> list[Incident]:
-    """The illegal positions, takebacks and corrections of a record, in order."""
+    """The illegal positions, takebacks, corrections and the engine's help (hints, the
+    computer's turns, blunders) of a record, in order."""
     out = []
     for entry in entries:
         if isinstance(entry, IllegalEntry):
@@ -139,4 +147,9 @@ def incidents(entries: list[object]) -> list[Incident]:
         elif isinstance(entry, AmendEntry):
             out.append(Incident(entry.wall, entry.player, f"corrected {' '.join(entry.replaced)}"
                                                           f" to {' '.join(entry.moves)}"))
+        elif isinstance(entry, HintEntry):
+            said = {"hint": f"hint {entry.rank}", "computer": "computer's move shown",
+                    "review": "blunder; better was"}.get(entry.kind, entry.kind)
+            out.append(Incident(entry.wall, entry.player,
+                                f"{said}: {' '.join(entry.moves)} (ply {entry.ply})"))
     return out
