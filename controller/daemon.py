@@ -63,9 +63,10 @@ c3, bounce d4, knock c3 d4, noise, unplug, replug; 'help all' lists all of them)
   play MOVE   declare an action the board cannot show (a pass, a dead card), or pick
               one of several candidates when the move is ambiguous
   undo        take back the last action        resign, draw   end the game
-  hint        the engine's best move in blue; again: the next best (also: lift and put
-              back one piece twice within a second)        status   show the state
-  new         start a new game                 help all       the simulator's commands too
+  hint        the engine's best move, lit blue; again: the next best (on the board: lift
+              one piece and put it back twice within a second)
+  status      show the state                   new            start a new game
+  help all    the simulator's commands too
   quit        stop the daemon (the game is kept and resumes at the next start)"""
 FIRST_SCREEN = ("Type sensor events (d2, lift d2, place d4, d2-d4) or commands (status, "
                 "undo, help); help lists them.")

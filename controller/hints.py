@@ -117,8 +117,8 @@ def _first_cell(move: Any) -> str | None:
 def turn_cells(game: Game[Any], turn: Sequence[Any]) -> TurnCells:
     """The cells ``turn`` changes in ``game`` (which is left as it was), by kind.
 
-    Per action: the cell its notation names first is the origin when the action empties or
-    changes it and puts a piece elsewhere; other cells it empties are removals; cells it
+    Per action: the cell its notation names first is the origin when it holds a piece and
+    the action puts a piece elsewhere; other cells it empties are removals; cells it
     fills or changes are targets. A cell a piece passes through in a chain (a draughts
     jump's landing that it jumps on from) counts only as what it is at the end.
     """
@@ -134,7 +134,9 @@ def turn_cells(game: Game[Any], turn: Sequence[Any]) -> TurnCells:
         emptied = {c for c in changed if not after.get(c, "")}
         filled = changed - emptied
         first = _first_cell(move)
-        moves_piece = first in changed and bool(filled - {first})
+        # A Quixo push can leave its origin reading the same (a blank row shifts): the
+        # piece there is still the one to take.
+        moves_piece = first is not None and bool(before.get(first)) and bool(filled - {first})
         if moves_piece and first is not None:
             origin.add(first)
         removed |= emptied - ({first} if moves_piece else set())

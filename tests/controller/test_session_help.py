@@ -230,3 +230,74 @@ def test_a_journaled_hint_survives_a_restart() -> None:
     second, = hints_of(answered(resumed, resumed.command("hint", 3.0, 3.0), 3.0))
     assert second.rank == 2 and second.moves != entry.moves
     assert "No more hints" in resumed.command("hint", 4.0, 4.0).log[0]
+
+
+class _WithHintCell:
+    """The morris layout with one more sensed cell, z9, off the board: a hint button."""
+
+    led_count = MORRIS.led_count
+    timer_leds = MORRIS.timer_leds
+    sensed = (*MORRIS.sensed, "z9")
+
+    def led_of(self, cell: str) -> int:
+        return 0 if cell == "z9" else MORRIS.led_of(cell)
+
+
+def test_a_piece_put_on_the_hint_cell_asks_for_a_hint() -> None:
+    s = Session(mill_threat(), _WithHintCell(), "occupancy", cells=MORRIS.cells, settle=0.25,
+                grace=1.5, hinting=HintSettings(nodes=300, seconds=None, cell="z9"))
+    s.start(0.0, 0.0)
+    assert s.on_snapshot({**reading(s.game), "z9": "#"}, 1.0, 1.0).searches
+    assert not s.on_snapshot({**reading(s.game), "z9": "#"}, 1.5, 1.5).searches  # still there
+    assert s.tick(2.0, 2.0).journal == ()  # the button is no move
+    try:
+        session(hinting=HintSettings(cell="d2"))
+    except StartupError as exc:
+        assert "hints.cell = 'd2'" in str(exc)
+    else:
+        raise AssertionError("a game cell accepted as the hint cell")
+
+
+def test_a_hint_that_cannot_be_journaled_is_not_shown() -> None:
+    s = session(mill_threat())
+    s.start(0.0, 0.0)
+    fx = s.command("hint", 1.0, 1.0)
+    fx = s.on_answer(answer(fx.searches[0]), 1.0, 1.0)
+    assert hints_of(fx)
+    s.rollback()  # the daemon could not write the entry
+    assert s.help.hint is None and lit(s, BLUE) == set()
+    assert s.command("hint", 2.0, 2.0).searches  # asked again
+
+
+class _Host:
+    """The daemon as the referee console sees it, journaling into a list."""
+
+    def __init__(self, s: Session) -> None:
+        self.session = s
+        self.clock = lambda: 5.0
+        self.wall = lambda: 5.0
+        self.written: list[Any] = []
+
+    def apply(self, fx: Effects) -> None:
+        self.written += fx.journal
+        self.session.commit()
+
+    def new_game(self, note: Any) -> None:
+        raise AssertionError("not asked")
+
+
+def test_the_referee_allows_hints_and_the_journal_keeps_it_and_shows_them() -> None:
+    from tavola.web.referee import Request, incidents, perform
+
+    s = session(mill_threat(), policy="arbiter")
+    host = _Host(s)
+    assert "Hints allowed" in perform(host, Request("hints", {"allow": "on"}, "10.0.0.2"))
+    assert [e.action for e in host.written] == ["allow hints"]
+    host.written += hints_of(answered(s, s.command("hint", 6.0, 6.0), 6.0))
+    log = incidents(host.written)
+    assert [i.what for i in log] == ["hint 1: a7 xb2 (ply 4)"]
+    resumed = session(mill_threat(), policy="arbiter")
+    resumed.resume_help(host.written)
+    assert resumed.hints_allowed and lit(resumed, BLUE) == {"a7", "b2"}
+    perform(host, Request("hints", {"allow": "off"}, "10.0.0.2"))
+    assert not s.hints_allowed and lit(s, BLUE) == set()
