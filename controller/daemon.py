@@ -6,8 +6,10 @@ the session and applies the effects in order: journal entries (fsynced), the LED
 status (systemd's STATUS and the terminal), log lines. Blocking drivers are the backends'
 business (``asyncio.to_thread`` inside them). The one other thing that blocks is the engine
 (a hint, the computer's turn, a review: :class:`tavola.hints.Search`): each search runs in
-a worker thread with the node budget and time cap of ``[hints]``, and its answer is handed
-back to the session on the loop, so sensing and the watchdog never wait for it.
+one worker process, started when first needed, with the node budget and time cap of
+``[hints]``, and its answer is handed back to the session on the loop, so sensing and the
+watchdog never wait for it. A process, not a thread: pure-Python search in a thread holds
+the interpreter lock and makes the loop's ticks late (bench/hint_loop.py).
 
 SIGTERM or SIGINT: the clock is paused and checkpointed, the LEDs cleared, the backends
 closed, exit 0. A ``kill -9`` loses nothing that was confirmed: every action was fsynced
@@ -19,12 +21,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import multiprocessing
 import os
 import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tavola.clock import Clock
@@ -112,8 +115,7 @@ class Daemon:
         self._shown_to: int | None = None  # whose hidden cards the screen may show
         self.web: WebServer | None = None  # [web] enabled: the live view (tavola.web)
         self._searching: set[asyncio.Task[None]] = set()  # the engine at work, off the loop
-        self._endgames: Any = None  # morris endgame tables, read once when first needed
-        self._endgames_lock = threading.Lock()
+        self._engine: ProcessPoolExecutor | None = None  # its worker process
 
     # ----------------------------------------------------------------- setup
     def _start(self) -> None:
@@ -302,6 +304,8 @@ class Daemon:
         finally:
             if self.web is not None:
                 await self.web.stop()
+            if self._engine is not None:  # a search under way ends within its budget
+                self._engine.shutdown(wait=False, cancel_futures=True)
             self._close_backends()
             self.notifier.close()
 
@@ -538,11 +542,15 @@ class Daemon:
             self.web.publish(urgent=bool(fx.journal or fx.log or fx.status is not None))
 
     def _search(self, session: Session, search: Search) -> None:
-        """Run ``search`` in a worker thread; its answer goes to ``session`` on the loop
+        """Run ``search`` in the engine's process; its answer goes to ``session`` on the loop
         (not to a session that replaced it meanwhile: a new game)."""
         async def run() -> None:
+            if self._engine is None:
+                self._engine = ProcessPoolExecutor(
+                    1, mp_context=multiprocessing.get_context("spawn"))
             try:
-                found = await asyncio.to_thread(self._answer_search, search)
+                found = await asyncio.get_running_loop().run_in_executor(
+                    self._engine, answer_in_worker, search)
             except Exception:  # a bug in the engine costs the hint, never the game
                 log.exception("the engine failed on a %s search", search.purpose)
                 session.search_failed(search)
@@ -553,22 +561,11 @@ class Daemon:
         try:
             task = asyncio.get_running_loop().create_task(run())
         except RuntimeError:  # no loop (a test driving the daemon by hand): answer now
-            self._apply(session.on_answer(self._answer_search(search), self.clock(),
+            self._apply(session.on_answer(answer_in_worker(search), self.clock(),
                                           self.wall()))
             return
         self._searching.add(task)
         task.add_done_callback(self._searching.discard)
-
-    def _answer_search(self, search: Search) -> Answer:
-        """The engine's answer (in a worker thread); morris endgame tables when built."""
-        tables = None
-        if search.game.name == "morris" and search.level == "strongest":
-            with self._endgames_lock:
-                if self._endgames is None:
-                    from tavola.ai import morris_endgames
-                    self._endgames = morris_endgames.load() or False
-                tables = self._endgames or None
-        return answer(search, endgames=tables, clock=time.monotonic)
 
     def _write(self, entries: tuple[Entry, ...]) -> None:
         """Append the entries in one fsynced write; a result files the game after it."""
@@ -654,6 +651,22 @@ class Daemon:
         its owner where the game has one there, so morris and draughts men show W or B."""
         shown = self.session.game.view("identity")
         return {c: (shown.get(c) or t) if t == "#" else t for c, t in pieces.items()}
+
+
+_ENDGAMES: list[Any] = []  # the worker process's morris endgame tables, read once
+
+
+def answer_in_worker(search: Search) -> Answer:
+    """The engine's answer to ``search``, in the engine's worker process (or in a test's
+    own): a time cap read from the monotonic clock, and the morris endgame tables once
+    ``tavola endgames build`` made them."""
+    tables = None
+    if search.game.name == "morris" and search.level == "strongest":
+        if not _ENDGAMES:
+            from tavola.ai import morris_endgames
+            _ENDGAMES.append(morris_endgames.load())
+        tables = _ENDGAMES[0]
+    return answer(search, endgames=tables, clock=time.monotonic)
 
 
 def board_events(before: Mapping[str, str], after: Mapping[str, str]) -> str:

@@ -4,7 +4,7 @@ The session (pure) asks; the daemon answers off its event loop. A :class:`Search
 question for :mod:`tavola.ai` (a hint for the player to move, the computer opponent's turn,
 or a review of the turn just played), carrying a copy of the game and the history it was
 asked at, so an answer that comes back after the position changed is known as stale.
-:func:`answer` runs it (blocking: the daemon calls it in a worker thread; tests call it
+:func:`answer` runs it (blocking: the daemon calls it in a worker process; tests call it
 directly) and returns an :class:`Answer`.
 
 :func:`turn_cells` says where a turn shows on the board: the cell a piece leaves (origin),

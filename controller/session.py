@@ -644,6 +644,24 @@ class Session:
                 self.help.given = (*[h for h in self.help.given if h.at == shown.at], shown)
                 self.help.hint = shown
 
+    def _as_computer_played(self, moves: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """The computer's next actions, if the board cannot tell ``moves`` from them (a
+        blank Quixo cube pushed along blanks, either way, leaves the same position)."""
+        shown, game = self.help.computer, self.game
+        k = shown.played(game.history) if shown is not None else None
+        if shown is None or k is None:
+            return None
+        want = shown.turn[k:k + len(moves)]
+        seen, meant = game.copy(), game.copy()
+        try:
+            for move in moves:
+                seen.apply(move)
+            for move in want:
+                meant.apply(move)
+        except ValueError:
+            return None
+        return want if seen.view(self.capability) == meant.view(self.capability) else None
+
     def _refuse(self, result: Result, now: float) -> Effects:
         """A move on the board that is not the computer's turn: shown wrong, not taken."""
         self.result = result
@@ -703,7 +721,10 @@ class Session:
                     result = Accepted(theirs[0], result.cells)
             if isinstance(result, Accepted) and (
                     shown is None or not shown.expects(self.game.history, result.moves)):
-                return self._refuse(result, now)
+                same = self._as_computer_played(result.moves)
+                if same is None:
+                    return self._refuse(result, now)
+                result = replace(result, moves=same)
         if (isinstance(result, Amended) and self.computer is not None
                 and self._window_player == self.computer.side):
             return self._refuse(result, now)  # the computer's turn was made as shown

@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from tavola.ai import ScoredTurn
 from tavola.feedback import BLUE, CYAN, GREEN, OFF, RED
 from tavola.games import Game, legal_turns, new_game
 from tavola.hardware.layout import Layout
-from tavola.hints import ComputerPlayer, HintSettings, answer, turn_cells
+from tavola.hints import Answer, ComputerPlayer, HintSettings, answer, turn_cells
 from tavola.record import ActionEntry, HintEntry, Record, StartEntry, replay
 from tavola.session import Effects, Session, StartupError
 from tests.positions import morris_moving_phase
@@ -301,3 +302,21 @@ def test_the_referee_allows_hints_and_the_journal_keeps_it_and_shows_them() -> N
     assert resumed.hints_allowed and lit(resumed, BLUE) == {"a7", "b2"}
     perform(host, Request("hints", {"allow": "off"}, "10.0.0.2"))
     assert not s.hints_allowed and lit(s, BLUE) == set()
+
+
+def test_a_computer_push_the_board_cannot_tell_from_another_is_taken_as_the_computers() -> None:
+    quixo = Layout.for_game("quixo")
+    s = Session(new_game("quixo"), quixo, "identity", cells=quixo.cells, settle=0.25,
+                grace=1.5, hinting=FAST, computer=ComputerPlayer(side=0))
+    search, = s.start(0.0, 0.0).searches
+    for meant, made in (("a1>e1", "b1>e1"), ("b1>e1", "a1>e1")):
+        s.on_answer(Answer(search, ScoredTurn((s.game.parse_move(meant),), 0, meant)), 0.5,
+                    0.5)
+        other = s.game.copy()
+        other.apply(other.parse_move(made))  # the same row of blanks, pushed from elsewhere
+        s.on_snapshot(other.view("identity"), 1.0, 1.0)
+        fx = s.tick(2.0, 2.0)
+        assert [e.move for e in fx.journal if isinstance(e, ActionEntry)] == [meant]
+        s.on_snapshot(new_game("quixo").view("identity"), 3.0, 3.0)  # taken back
+        s.tick(4.0, 4.0)
+        assert s.game.history == ()
