@@ -28,6 +28,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tavola.clock import Clock
@@ -551,9 +552,12 @@ class Daemon:
             try:
                 found = await asyncio.get_running_loop().run_in_executor(
                     self._engine, answer_in_worker, search)
-            except Exception:  # a bug in the engine costs the hint, never the game
+            except Exception as exc:  # a bug in the engine costs the hint, never the game
                 log.exception("the engine failed on a %s search", search.purpose)
-                session.search_failed(search)
+                if isinstance(exc, BrokenProcessPool):  # the worker died: a new one next
+                    self._engine = None
+                if self.session is session:
+                    self._apply(session.search_failed(search))
                 return
             if self.session is session:
                 self._apply(session.on_answer(found, self.clock(), self.wall()))

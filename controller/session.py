@@ -252,6 +252,7 @@ class Session:
         self._refused: frozenset[str] = frozenset()  # a move not the computer's, on the board
         self._gesture = Gesture()
         self._cell_before: dict[str, str] | None = None  # the last reading, for the hint cell
+        self._computer_failed: tuple[Any, ...] | None = None  # the engine failed here
         self._now = 0.0  # the latest time seen, for the clocks in the status
 
     # ----------------------------------------------------------------- inputs
@@ -522,9 +523,12 @@ class Session:
         return Effects()
 
     def _computer_to_move(self) -> bool:
+        """The computer's side is to move and its move is to be checked (the engine did
+        not fail in this position)."""
         computer = self.computer
         return (computer is not None and self.game.outcome() is None
-                and self.game.current_player == computer.side)
+                and self.game.current_player == computer.side
+                and self._computer_failed != tuple(self.game.history))
 
     def _computer_says(self) -> str:
         """What the computer's turn is, for a player who tried something else."""
@@ -561,8 +565,18 @@ class Session:
             "review", before, tuple(before.history), settings.level, settings.nodes,
             seed=len(before.history), played=turn, threshold=settings.threshold),))
 
-    def search_failed(self, search: Search) -> None:
-        """The daemon could not run ``search``: it may be asked again."""
+    def search_failed(self, search: Search) -> Effects:
+        """The daemon could not run ``search`` (the engine failed). A hint may be asked
+        again; the computer's turn in that position is not asked again (it would fail
+        again), and any legal move made for it on the board is taken instead."""
+        self._answered(search)
+        if search.purpose != "opponent" or tuple(self.game.history) != search.at:
+            return Effects(log=(f"The engine failed ({search.purpose}).",))
+        self._computer_failed = search.at
+        return Effects(log=("The engine could not find the computer's move: make a legal "
+                            "move for it on the board.",), status=self.status())
+
+    def _answered(self, search: Search) -> None:
         if self._asking.get(search.purpose) == search.at:
             del self._asking[search.purpose]
 
@@ -571,7 +585,7 @@ class Session:
         game has moved on since (a new question is asked where needed)."""
         self._stage()
         search, game = found.search, self.game
-        self.search_failed(search)
+        self._answered(search)
         if tuple(game.history) != search.at + tuple(search.played) or game.outcome():
             return self._think()
         best, player = found.best, game.current_player

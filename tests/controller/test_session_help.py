@@ -320,3 +320,17 @@ def test_a_computer_push_the_board_cannot_tell_from_another_is_taken_as_the_comp
         s.on_snapshot(new_game("quixo").view("identity"), 3.0, 3.0)  # taken back
         s.tick(4.0, 4.0)
         assert s.game.history == ()
+
+
+def test_when_the_engine_fails_the_computers_side_is_played_by_hand() -> None:
+    s = session(mill_threat(), computer=ComputerPlayer(side=0))
+    search, = s.start(0.0, 0.0).searches
+    fx = s.search_failed(search)
+    assert "make a legal move for it on the board" in fx.log[0]
+    assert s.tick(0.5, 0.5).searches == ()  # not asked again in this position
+    fx = see(s, reading(s.game, g7="#"), 1.0)
+    assert [e.move for e in fx.journal if isinstance(e, ActionEntry)] == ["g7"]
+    hint = session(mill_threat())
+    asked, = hint.command("hint", 1.0, 1.0).searches
+    hint.search_failed(asked)
+    assert hint.command("hint", 2.0, 2.0).searches  # a hint may be asked again
