@@ -69,6 +69,7 @@ c3, bounce d4, knock c3 d4, noise, unplug, replug; 'help all' lists all of them)
   undo        take back the last action        resign, draw   end the game
   hint        the engine's best move, lit blue; again: the next best (on the board: lift
               one piece and put it back twice within a second)
+  hints on    (arbiter) the referee allows hints; hints off: forbids them again
   status      show the state                   new            start a new game
   help all    the simulator's commands too
   quit        stop the daemon (the game is kept and resumes at the next start)"""
@@ -473,6 +474,11 @@ class Daemon:
                 self._answer(CONSOLE_HELP + ("\n" + language("help") if language else ""))
             elif word == "help":
                 self._answer(CONSOLE_HELP)
+            elif word == "hints" and rest in ("on", "off"):  # the referee, at the board
+                allowed = rest == "on"
+                note = RefereeEntry("allow hints" if allowed else "forbid hints", "console",
+                                    "", wall, now)
+                self._apply(Effects(journal=(note,)) + self.session.allow_hints(allowed, now))
             elif word in ("undo", "resign", "draw", "hint"):
                 self._apply(self.session.command(word, now, wall))
             elif word == "play" and rest:

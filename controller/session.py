@@ -39,7 +39,8 @@ opponent = "ai"``) works: when its side is to move the session asks for its turn
 turn; any other is shown as wrong and not taken. With ``[hints] feedback`` every turn a
 player makes in ``teaching`` is reviewed, and a blunder is flashed and named with the
 better turn in the status. Every hint, computer turn and blunder is journaled
-(:class:`~tavola.record.HintEntry`) for the arbiter.
+(:class:`~tavola.record.HintEntry`) for the arbiter. What the help shows (LEDs, status,
+after a restart) is :class:`tavola.board_help.BoardHelp`'s business.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from tavola.ai import ScoredTurn
+from tavola.board_help import BoardHelp, Review, turn_before
 from tavola.clock import Clock, LowTime, TimeOut, timer_colours
 from tavola.feedback import LedMap, Scene, Strip, render
 from tavola.games import Capability, Game, Outcome, Reason
@@ -83,7 +84,6 @@ from tavola.record import (
     Entry,
     HintEntry,
     IllegalEntry,
-    RefereeEntry,
     ResultEntry,
     TimeoutEntry,
     UndoEntry,
@@ -127,26 +127,6 @@ class Effects:
         )
 
 
-@dataclass(frozen=True)
-class _Review:
-    """A blunder found in the turn that led to ``at``: its cells flash, the status names
-    the better turn."""
-
-    at: tuple[Any, ...]
-    cells: frozenset[str]
-    text: str
-
-
-@dataclass
-class _Help:
-    """What the engine's help shows (kept apart so that a rollback can put it back)."""
-
-    hint: ShownTurn | None = None
-    given: tuple[ShownTurn, ...] = ()  # the hints shown in this position, best first
-    computer: ShownTurn | None = None  # the computer's turn, to be made on the board
-    review: _Review | None = None
-
-
 @dataclass
 class _Staged:
     """The session as it was before the input in hand, to put back if its entries cannot
@@ -161,7 +141,7 @@ class _Staged:
     last_frame: Frame | None
     window: tuple[int, int | None] = (0, None)  # the amendment window and its player
     game: Game[Any] | None = None
-    help: _Help | None = None
+    help: BoardHelp | None = None
 
 
 def check_startup(
@@ -247,7 +227,7 @@ class Session:
         self._window_player: int | None = None
         self.unrecorded: str | None = None  # why the journal cannot be written, if it cannot
         self._staged: _Staged | None = None
-        self.help = _Help()
+        self.help = BoardHelp()
         self._asking: dict[str, tuple[Any, ...]] = {}  # purpose -> position, being searched
         self._refused: frozenset[str] = frozenset()  # a move not the computer's, on the board
         self._gesture = Gesture()
@@ -530,14 +510,6 @@ class Session:
                 and self.game.current_player == computer.side
                 and self._computer_failed != tuple(self.game.history))
 
-    def _computer_says(self) -> str:
-        """What the computer's turn is, for a player who tried something else."""
-        name = self.game.player_names[self.game.current_player]
-        shown = self.help.computer
-        if shown is None or shown.played(self.game.history) is None:
-            return f"{name} (the computer) is thinking; wait for its move on the board."
-        return f"{name} (the computer) plays {shown.text}: make that move on the board."
-
     def _think(self) -> Effects:
         """Ask for the computer's turn when its side is to move and it has none shown."""
         computer = self.computer
@@ -597,7 +569,7 @@ class Session:
             what = "threw away a won position" if verdict.threw_win else (
                 f"lost {verdict.loss / 100:.1f} men")
             text = f"{game.player_names[mover]} {what}; better was {best.text}"
-            self.help.review = _Review(tuple(game.history),
+            self.help.review = Review(tuple(game.history),
                                        turn_cells(search.game, search.played).all, text)
             entry = HintEntry("review", mover, len(search.at), tuple(map(str, best.turn)),
                               wall, now, 1, best.score)
@@ -622,59 +594,16 @@ class Session:
 
     def resume_help(self, entries: Iterable[Entry]) -> None:
         """After a restart: show again the hints and the computer's turn the journal holds
-        for the position in play (so the per-turn limit holds across a restart)."""
-        game = self.game
-        history = game.history
-        recent: list[HintEntry] = []
-        for entry in entries:
-            if isinstance(entry, RefereeEntry) and entry.action in ("allow hints",
-                                                                    "forbid hints"):
-                self.referee_allows_hints = entry.action == "allow hints"
-            if isinstance(entry, (UndoEntry, AmendEntry, TimeoutEntry)):
-                recent = []  # the line changed: hints before it may be of another position
-            elif isinstance(entry, HintEntry) and entry.kind in ("hint", "computer"):
-                recent.append(entry)
-        for entry in recent:
-            if entry.ply > len(history):
-                continue
-            probe = game.copy()
-            for _ in range(len(history) - entry.ply):
-                probe.undo()
-            try:
-                work, turn = probe.copy(), []
-                for text in entry.moves:
-                    move = work.parse_move(text)
-                    work.apply(move)
-                    turn.append(move)
-            except ValueError:
-                continue  # not a turn of that position
-            shown = ShownTurn.of(probe, ScoredTurn(tuple(turn), entry.score,
-                                                   game.turn_notation(list(entry.moves))))
-            if shown.played(history) is None:
-                continue
-            if entry.kind == "computer":
-                self.help.computer = shown
-            else:
-                self.help.given = (*[h for h in self.help.given if h.at == shown.at], shown)
-                self.help.hint = shown
+        for the position in play, and the referee's word on hints."""
+        allowed = self.help.restore(self.game, entries)
+        if allowed is not None:
+            self.referee_allows_hints = allowed
+
+    def _computer_says(self) -> str:
+        return self.help.computer_says(self.game)
 
     def _as_computer_played(self, moves: tuple[Any, ...]) -> tuple[Any, ...] | None:
-        """The computer's next actions, if the board cannot tell ``moves`` from them (a
-        blank Quixo cube pushed along blanks, either way, leaves the same position)."""
-        shown, game = self.help.computer, self.game
-        k = shown.played(game.history) if shown is not None else None
-        if shown is None or k is None:
-            return None
-        want = shown.turn[k:k + len(moves)]
-        seen, meant = game.copy(), game.copy()
-        try:
-            for move in moves:
-                seen.apply(move)
-            for move in want:
-                meant.apply(move)
-        except ValueError:
-            return None
-        return want if seen.view(self.capability) == meant.view(self.capability) else None
+        return self.help.as_computer_played(self.game, moves, self.capability)
 
     def _refuse(self, result: Result, now: float) -> Effects:
         """A move on the board that is not the computer's turn: shown wrong, not taken."""
@@ -786,7 +715,7 @@ class Session:
                                        clock_state))
             logs.append(f"{game.player_names[player]}: {move}")
             if switched and (self.computer is None or player != self.computer.side):
-                reviews += self._review(*self._turn_before(player))
+                reviews += self._review(*turn_before(game, player))
         self.last_move = cells or frozenset(
             c for c, _ in change_between(before, game.view(self.capability)))
         self.result = Pending()
@@ -795,18 +724,6 @@ class Session:
         if outcome is not None:
             fx += self._finish(outcome, now, wall, adjudicated=False)
         return fx + self._show(now, force=True) + Effects(status=self.status())
-
-    def _turn_before(self, player: int) -> tuple[Game[Any], tuple[Any, ...]]:
-        """The position before ``player``'s last turn, and that turn's actions."""
-        probe = self.game.copy()
-        turn: list[Any] = []
-        while probe.history:
-            move = probe.undo()
-            if probe.current_player != player:
-                probe.apply(move)
-                break
-            turn.insert(0, move)
-        return probe, tuple(turn)
 
     def _clock_switch(self, now: float) -> None:
         assert self.clock is not None
@@ -944,8 +861,9 @@ class Session:
         game, result = self.game, self.result
         if self.unrecorded is not None:
             return Scene(unrecorded=True)
-        base = self._help_scene(Scene(last_move=self.last_move,
-                                      disconnected=self.disconnected is not None))
+        base = self.help.scene(Scene(last_move=self.last_move,
+                                     disconnected=self.disconnected is not None),
+                               game.history, self.hints_allowed)
         if game.outcome() is not None:
             return replace(base, winning=frozenset(game.winning_cells()))
         if self.clock is not None:
@@ -965,21 +883,6 @@ class Session:
             expected = self.inference.expectations(game).current if self.shows_targets else {}
             return replace(base, last_move=frozenset(), error=result.cells,
                            targets=frozenset(c for c in result.cells if expected.get(c)))
-        return base
-
-    def _help_scene(self, base: Scene) -> Scene:
-        """The engine's help on the board: the hint, the computer's turn, a blunder."""
-        history, help_ = self.game.history, self.help
-        hint = help_.hint.remaining(history) if help_.hint and self.hints_allowed else None
-        if hint is not None:
-            base = replace(base, hint=hint.all)
-        computer = help_.computer.remaining(history) if help_.computer else None
-        if computer is not None:
-            base = replace(base, computer_from=computer.origin, computer_to=computer.targets,
-                           computer_removes=computer.removed)
-        review = help_.review
-        if review is not None and review.at == tuple(history):
-            base = replace(base, blunder=review.cells)
         return base
 
     @property
@@ -1025,7 +928,8 @@ class Session:
                     f"play {seq[0]}" for seq in self.result.candidates)]
                     + ["undo"] * bool(self.result.takeback))
                 text += f", ambiguous: type {options}"
-            text += self._help_status()
+            text += self.help.status(game.history, self._computer_to_move(),
+                                     self.hints_allowed)
             clocks = self.clock_text(self._now)
             if clocks:
                 text += f", {clocks}"
@@ -1033,22 +937,6 @@ class Session:
             text += ", flagged " + " ".join(
                 f"{game.player_names[p]}:{n}" for p, n in enumerate(self.flags) if n)
         return text
-
-    def _help_status(self) -> str:
-        history, help_ = self.game.history, self.help
-        if self._computer_to_move():
-            shown = help_.computer
-            if shown is None or shown.played(history) is None:
-                return ", the computer is thinking"
-            return f", the computer plays {shown.text}: make it on the board"
-        parts = ""
-        review = help_.review
-        if review is not None and review.at == tuple(history):
-            parts += f", blunder: {review.text}"
-        if help_.hint is not None and self.hints_allowed \
-                and help_.hint.played(history) is not None:
-            parts += f", hint: {help_.hint.text}"
-        return parts
 
     def clock_text(self, now: float) -> str:
         """The clocks' times: 'White 4:58, Black 5:00' and the move limit left, or ''."""

@@ -78,3 +78,21 @@ def test_the_computer_plays_through_the_board(tmp_path: Path) -> None:
         assert d.session.game.history[1] == shown.turn[0]
 
     run(daemon, play)
+
+
+def test_the_referee_at_the_console_allows_hints_under_the_arbiter_policy(
+        tmp_path: Path) -> None:
+    daemon = daemon_for(tmp_path, **{"game.policy": "arbiter"})
+
+    async def referee(d: Daemon) -> None:
+        d.console_line("hint")
+        assert "unless the referee allows them" in d._log_tail[-1]
+        d.console_line("hints on")
+        d.console_line("hint")
+        await until(lambda: d.session.help.hint is not None)
+
+    run(daemon, referee)
+    record = Journal(tmp_path).resume()
+    assert record is not None
+    assert [getattr(e, "action", None) for e in record.entries
+            if e.TYPE == "referee"] == ["allow hints"]
