@@ -42,7 +42,7 @@ class BoardHelp:
     """The engine's help on display."""
 
     hint: ShownTurn | None = None
-    given: tuple[ShownTurn, ...] = ()  # the hints shown in this position, best first
+    given: tuple[ShownTurn, ...] = ()  # the hints shown this turn, in order
     computer: ShownTurn | None = None  # the computer's turn, to be made on the board
     review: Review | None = None
 
@@ -72,6 +72,24 @@ class BoardHelp:
         if self.hint is not None and hints_shown and self.hint.played(history) is not None:
             parts += f", hint: {self.hint.text}"
         return parts
+
+    def this_turn(self, game: Game[Any]) -> list[ShownTurn]:
+        """The hints given since the player to move began this turn (a mill's removal
+        is the same turn as the mill: a hint asked before and after it counts twice)."""
+        history = tuple(game.history)
+        start = len(history) - len(turn_before(game, game.current_player)[1])
+        return [h for h in self.given
+                if len(h.at) >= start and history[:len(h.at)] == h.at]
+
+    def still_open(self, history: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
+        """What remains of the hints given that the game still follows: not to be given
+        again as the next hint."""
+        out = []
+        for h in self.given:
+            k = h.played(history)
+            if k is not None:
+                out.append(h.turn[k:])
+        return tuple(out)
 
     def computer_says(self, game: Game[Any]) -> str:
         """What the computer's turn is, for a player who tried something else."""
@@ -122,7 +140,7 @@ class BoardHelp:
             if entry.kind == "computer":
                 self.computer = shown
             else:
-                self.given = (*[h for h in self.given if h.at == shown.at], shown)
+                self.given = (*self.this_turn(game), shown)
                 self.hint = shown
         return allowed
 

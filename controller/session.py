@@ -473,7 +473,7 @@ class Session:
         if self._computer_to_move():
             return Effects(log=(self._computer_says(),))
         at = tuple(game.history)
-        given = [h for h in self.help.given if h.at == at]
+        given = self.help.this_turn(game)
         if len(given) >= settings.per_turn:
             return Effects(log=(f"No more hints this turn (at most {settings.per_turn}, "
                                 f"[hints] per_turn).",))
@@ -481,7 +481,8 @@ class Session:
             return Effects(log=("Still looking for the hint.",))
         self._asking["hint"] = at
         search = Search("hint", game.copy(), at, settings.level, settings.nodes,
-                        settings.seconds, seed=len(at), exclude=tuple(h.turn for h in given))
+                        settings.seconds, seed=len(at),
+                        exclude=self.help.still_open(at))
         who = game.player_names[game.current_player]
         return Effects(searches=(search,), log=(f"Looking for a hint for {who}...",))
 
@@ -584,7 +585,7 @@ class Session:
                               tuple(map(str, best.turn)), wall, now, 1, best.score)
             log = self._computer_says()
         else:
-            given = (*[h for h in self.help.given if h.at == shown.at], shown)
+            given = (*self.help.this_turn(game), shown)
             self.help.given, self.help.hint = given, shown
             entry = HintEntry("hint", player, len(game.history), tuple(map(str, best.turn)),
                               wall, now, len(given), best.score)

@@ -334,3 +334,16 @@ def test_when_the_engine_fails_the_computers_side_is_played_by_hand() -> None:
     asked, = hint.command("hint", 1.0, 1.0).searches
     hint.search_failed(asked)
     assert hint.command("hint", 2.0, 2.0).searches  # a hint may be asked again
+
+
+def test_the_hint_limit_counts_the_whole_turn_not_each_action() -> None:
+    s = session(mill_threat(), hinting=HintSettings(nodes=300, seconds=None, per_turn=2))
+    s.start(0.0, 0.0)
+    answered(s, s.command("hint", 1.0, 1.0), 1.0)
+    see(s, reading(s.game, a7="#"), 2.0)  # the mill; the removal is the same turn
+    entry, = hints_of(answered(s, s.command("hint", 4.0, 4.0), 4.0))
+    assert entry.rank == 2 and entry.ply == 5 and entry.moves != ("xb2",)  # the next best
+    assert "No more hints this turn" in s.command("hint", 5.0, 5.0).log[0]
+    see(s, reading(s.game, b2=""), 6.0)
+    see(s, reading(s.game, g7="#"), 8.0)  # a new turn: a fresh count
+    assert s.command("hint", 9.0, 9.0).searches
