@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
+import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -96,3 +100,24 @@ def test_the_referee_at_the_console_allows_hints_under_the_arbiter_policy(
     assert record is not None
     assert [getattr(e, "action", None) for e in record.entries
             if e.TYPE == "referee"] == ["allow hints"]
+
+
+def test_tavola_run_plays_the_computer_from_its_flags(tmp_path: Path) -> None:
+    (tmp_path / "moves.txt").write_text("wait 20\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tavola.cli", "run", "--journal", str(tmp_path / "state"),
+         "--leds", "none", "--console", "off", "--script", str(tmp_path / "moves.txt"),
+         "--opponent", "ai", "--level", "beginner", "--ai-plays", "0"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    journal = tmp_path / "state" / "current.jsonl"
+    try:
+        for _ in range(3000):
+            if journal.exists() and '"kind":"computer"' in journal.read_text():
+                break
+            time.sleep(0.01)
+        lines = [json.loads(x) for x in journal.read_text().splitlines() if x.endswith("}")]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    shown = [e for e in lines if e["type"] == "hint"]
+    assert shown and shown[0]["kind"] == "computer" and shown[0]["player"] == 0
