@@ -445,6 +445,7 @@ class Session:
         """The game is about to change: keep a copy to put back (once per input)."""
         if self._staged is not None and self._staged.game is None:
             self._staged.game = self.game.copy()
+
     # ----------------------------------------------------------------- the engine's help
     @property
     def hints_allowed(self) -> bool:
