@@ -296,7 +296,7 @@ def test_the_referee_allows_hints_and_the_journal_keeps_it_and_shows_them() -> N
     assert [e.action for e in host.written] == ["allow hints"]
     host.written += hints_of(answered(s, s.command("hint", 6.0, 6.0), 6.0))
     log = incidents(host.written)
-    assert [i.what for i in log] == ["hint 1: a7 xb2 (ply 4)"]
+    assert [i.what for i in log] == ["10.0.0.2: allow hints", "hint 1: a7 xb2 (ply 4)"]
     resumed = session(mill_threat(), policy="arbiter")
     resumed.resume_help(host.written)
     assert resumed.hints_allowed and lit(resumed, BLUE) == {"a7", "b2"}
