@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tavola.export import export_record
 from tavola.games import Game, legal_turns, new_game
 from tavola.hardware.layout import Layout
 from tavola.hints import Gesture, Search, ShownTurn, answer, turn_cells
@@ -128,3 +129,16 @@ def test_a_hint_entry_reads_back_and_changes_nothing_on_replay() -> None:
     record = Record.of([header, ActionEntry("d2", 0, 1, 0.0, 0.0), entry,
                         ActionEntry("a1", 1, 2, 0.0, 0.0)])
     assert [str(m) for m in replay(record).game.history] == ["d2", "a1"]
+
+
+def test_the_exported_record_notes_the_hints_and_blunders() -> None:
+    header = StartEntry.of(new_game("morris"), game_id="g", wall=0.0)
+    record = Record.of([
+        header, ActionEntry("d2", 0, 1, 0.0, 0.0),
+        HintEntry("hint", 1, 1, ("a1",), 0.0, 0.0, 1, 0),
+        HintEntry("computer", 1, 1, ("g7",), 0.0, 0.0, 1, 0),
+        ActionEntry("g7", 1, 2, 0.0, 0.0),
+        HintEntry("review", 1, 1, ("a1",), 0.0, 0.0, 1, 0)])
+    text = export_record(record)
+    assert "{Black asked, hint 1: a1}" in text and "{Black: blunder, better a1}" in text
+    assert "g7}" not in text  # the computer's move shown is the move itself
