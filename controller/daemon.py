@@ -55,6 +55,7 @@ from tavola.session import Effects, Session, StartupError, check_startup
 from tavola.web.referee import pending_correction  # no aiohttp: the journal's entries only
 
 if TYPE_CHECKING:
+    from tavola.event.publisher import EventPublisher
     from tavola.web.server import WebServer
 
 log = logging.getLogger("tavola")
@@ -120,6 +121,7 @@ class Daemon:
         self.web: WebServer | None = None  # [web] enabled: the live view (tavola.web)
         self._searching: set[asyncio.Task[None]] = set()  # the engine at work, off the loop
         self._engine: ProcessPoolExecutor | None = None  # its worker process
+        self.event: EventPublisher | None = None  # [event] enabled: the club's broker
 
     # ----------------------------------------------------------------- setup
     def _start(self) -> None:
@@ -280,6 +282,7 @@ class Daemon:
                     loop.add_signal_handler(sig, self.stopping.set)
             self._apply(self.session.start(self.clock(), self.wall()))
             await self._start_web()
+            await self._start_event()
             if self.console is not None:
                 self._answer(FIRST_SCREEN)
                 loop.add_reader(self.console.fileno(), self._read_console)
@@ -308,6 +311,8 @@ class Daemon:
             self._shutdown()
             return status
         finally:
+            if self.event is not None:
+                await self.event.stop()
             if self.web is not None:
                 await self.web.stop()
             if self._engine is not None:  # a search under way ends within its budget
@@ -340,6 +345,21 @@ class Daemon:
                 log.info("Seat pages' QR codes:\n%s", self.web.seat_qr_text())
             else:
                 self._say("Type seats for their QR codes.")
+
+    async def _start_event(self) -> None:
+        """Publish this table to the event's broker, if configured (docs/event.md); the
+        broker may be down: the publisher keeps trying, play goes on."""
+        if not self.config.event.enabled:
+            return
+        try:
+            from tavola.event.publisher import EventPublisher  # aiomqtt: only when on
+        except ImportError as exc:
+            raise ImportError(f"[event] enabled = true needs aiomqtt ({exc}): install the "
+                              f"event extra, pip install 'tavola[event]'") from None
+        self.event = EventPublisher(self, self.config.event)
+        await self.event.start()
+        cfg = self.config.event
+        self._say(f"Event {cfg.event}, table {cfg.table}: publishing to {cfg.host}:{cfg.port}")
 
     def apply(self, fx: Effects) -> None:
         """Apply effects from outside the loop's own inputs (the referee console)."""
@@ -557,6 +577,8 @@ class Daemon:
             self._draw(important=bool(fx.log or fx.journal))
         if self.web is not None:  # what the board and the terminal show, on the web too
             self.web.publish(urgent=bool(fx.journal or fx.log or fx.status is not None))
+        if self.event is not None:  # queued only: a broker outage never holds play up
+            self.event.publish(fx)
 
     def _search(self, session: Session, search: Search) -> None:
         """Run ``search`` in the engine's process; its answer goes to ``session`` on the loop
