@@ -347,3 +347,49 @@ def test_the_hint_limit_counts_the_whole_turn_not_each_action() -> None:
     see(s, reading(s.game, b2=""), 6.0)
     see(s, reading(s.game, g7="#"), 8.0)  # a new turn: a fresh count
     assert s.command("hint", 9.0, 9.0).searches
+
+
+SEQUENCE = Layout.for_game("sequence-kids")
+
+
+def sequence_session(seat_pages: bool) -> Session:
+    game = new_game("sequence-kids", seed=7)
+    s = Session(game, SEQUENCE, "identity", cells=SEQUENCE.cells, settle=0.25, grace=1.5,
+                hinting=HintSettings(nodes=200, seconds=None), seat_pages=seat_pages)
+    s.start(0.0, 0.0)
+    return s
+
+
+def test_a_hint_of_a_hidden_hand_goes_to_the_seat_page_only() -> None:
+    s = sequence_session(seat_pages=True)
+    game = s.game
+    assert game.hidden_information  # the contract says so: no name is looked at
+    asked = s.command("hint", 1.0, 1.0)
+    assert asked.searches and "seat page" in asked.log[0]
+    fx = answered(s, asked, 1.0)
+    entry, = hints_of(fx)  # the journal still records it, for the arbiter
+    assert entry.kind == "hint" and entry.player == 0
+    frame = s.frame(1.0)
+    blue = {c for c in SEQUENCE.cells if frame[SEQUENCE.led_of(c)] == BLUE}
+    assert blue == set()  # nothing on the shared board
+    move = entry.moves[0]
+    assert move not in s.status() and all(move not in line for line in fx.log)
+    assert "Red's seat page" in " ".join(fx.log)
+    shown = s.seat_hint(0)
+    assert shown is not None
+    text, cells = shown
+    assert move in text and cells and cells <= set(SEQUENCE.cells)
+    assert s.seat_hint(1) is None  # another seat never gets it
+
+
+def test_without_seat_pages_a_hidden_hand_gets_no_hint() -> None:
+    s = sequence_session(seat_pages=False)
+    fx = s.command("hint", 1.0, 1.0)
+    assert fx.searches == () and fx.journal == ()
+    assert "need the seat page" in fx.log[0] and "[web] enabled" in fx.log[0]
+
+
+def test_an_open_game_still_lights_its_hint_for_everyone() -> None:
+    s = session(mill_threat())
+    answered(s, s.command("hint", 1.0, 1.0), 1.0)
+    assert lit(s, BLUE) and s.seat_hint(s.game.current_player) is None
