@@ -50,6 +50,7 @@ class Request:
     action: str
     fields: Mapping[str, str]
     who: str
+    command: str = ""  # a club event's command id, journaled with the action (docs/event.md)
 
 
 def perform(host: Host, request: Request) -> str:
@@ -60,7 +61,8 @@ def perform(host: Host, request: Request) -> str:
     action = request.action
     try:
         if action == "new":
-            host.new_game(RefereeEntry("new game", request.who, reason, wall, now))
+            host.new_game(RefereeEntry("new game", request.who, reason, wall, now,
+                                      request.command))
             return "New game started."
         if action in ("undo", "correct"):
             ply = _whole(fields, "ply")
@@ -92,7 +94,8 @@ def perform(host: Host, request: Request) -> str:
             return f"Unknown action {action!r}; actions are {', '.join(ACTIONS)}."
     except ValueError as exc:
         return f"Refused: {exc}"
-    return _journaled(host, fx, RefereeEntry(what, request.who, reason, wall, now))
+    return _journaled(host, fx, RefereeEntry(what, request.who, reason, wall, now,
+                                              request.command))
 
 
 def _journaled(host: Host, fx: Effects, note: RefereeEntry) -> str:
