@@ -147,6 +147,8 @@ def action_forms(csrf: str, players: list[str], plies: int,
               "Add seconds", post),
         _form(csrf, "pause", reason, "Pause clocks", post),
         _form(csrf, "resume", reason, "Resume clocks", post),
+        _form(csrf, "hints", '<select name="allow"><option value="on">allow</option>'
+              '<option value="off">forbid</option></select>' + reason, "Hints (arbiter)", post),
         _form(csrf, "result", '<select name="kind">' + "".join(
             f"<option>{k}</option>" for k in RESULT_KINDS) + "</select> winner " +
             _player_select(players, "winner") + reason, "Declare result", post),
