@@ -684,7 +684,10 @@ class Session:
             mover = search.game.current_player
             what = "threw away a won position" if verdict.threw_win else (
                 f"lost {verdict.loss / 100:.1f} men")
-            text = f"{game.player_names[mover]} {what}; better was {best.text}"
+            # With hidden hands the better turn names a card the mover held: the journal
+            # keeps it for the arbiter, the shared status does not.
+            better = "" if self.private_hints else f"; better was {best.text}"
+            text = f"{game.player_names[mover]} {what}{better}"
             self.help.review = Review(tuple(game.history),
                                        turn_cells(search.game, search.played).all, text)
             entry = HintEntry("review", mover, len(search.at), tuple(map(str, best.turn)),

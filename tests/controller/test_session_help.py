@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from tavola import ai
 from tavola.ai import ScoredTurn
 from tavola.feedback import BLUE, CYAN, GREEN, OFF, RED
 from tavola.games import Game, legal_turns, new_game
@@ -393,3 +394,21 @@ def test_an_open_game_still_lights_its_hint_for_everyone() -> None:
     s = session(mill_threat())
     answered(s, s.command("hint", 1.0, 1.0), 1.0)
     assert lit(s, BLUE) and s.seat_hint(s.game.current_player) is None
+
+
+def test_a_blunder_in_a_hidden_hand_game_does_not_name_the_better_card() -> None:
+    game = new_game("sequence-kids", seed=7)
+    s = Session(game, SEQUENCE, "identity", cells=SEQUENCE.cells, settle=0.25, grace=1.5,
+                hinting=HintSettings(nodes=200, seconds=None, feedback=True),
+                seat_pages=True)
+    s.start(0.0, 0.0)
+    played, better = game.legal_moves()[:2]
+    fx = s.command(str(played), 1.0, 1.0)
+    review, = [q for q in fx.searches if q.purpose == "review"]
+    best = ScoredTurn((better,), 500, str(better))
+    verdict = ai.Verdict(0, best, 500, True, False)
+    out = s.on_answer(Answer(review, best, verdict), 2.0, 2.0)
+    entry, = hints_of(out)
+    assert entry.kind == "review" and entry.moves == (str(better),)  # for the arbiter
+    assert "lost 5.0" in s.status() and str(better) not in s.status()
+    assert all(str(better) not in line for line in out.log)
