@@ -11,14 +11,16 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import aiomqtt
 
 from tavola.daemon import Daemon
+from tavola.event.console import EventConsole
 from tavola.event.publisher import applied_commands
 from tavola.event.topics import Command, Topics, encode
 from tavola.record import RefereeEntry
 from tests.event.broker import PASSWORD, Broker
-from tests.event.tables import EVENT, boards, until
+from tests.event.tables import EVENT, boards, console_config, until
 
 CLOCK = {"TAVOLA_CLOCK_MODE": "fischer", "TAVOLA_CLOCK_MINUTES": "5"}
 ADD = Command("add-30", "clock", {"player": "0", "seconds": "30"}, "arbiter")
@@ -134,3 +136,52 @@ def test_the_applied_ids_are_read_back_from_journal_lines_old_and_new() -> None:
     answers = applied_commands([*lines, b'{"type":"referee","command":', b""])
     assert dict(answers) == {"c-7": {"id": "c-7", "done": True,
                                      "said": "Done: pause clocks."}}
+
+
+def test_the_console_offers_an_unanswered_command_for_resending_with_its_own_id(
+        tmp_path: Path) -> None:
+    """The arbiter's page sends +30 s to a board that is off: no answer in time. The page
+    offers it again; the resend keeps the id, so when the board is back (the broker kept
+    both copies for it) the clock gains 30 s once, and the offer goes away."""
+    broker = Broker(tmp_path / "broker", 1)
+    broker.start()
+
+    async def scenario() -> None:
+        hall = EventConsole(console_config(broker), "4711", ack_seconds=0.3)
+        await hall.start()
+        try:
+            async with boards(tmp_path, broker, 1, **CLOCK) as daemons:
+                await connected(daemons)  # the broker now keeps the board's session
+            await until(lambda: "1" in hall.hall.tables and hall.connected.is_set())
+            async with aiohttp.ClientSession() as http:
+                await http.post(f"{hall.url}/referee/login", data={"pin": "4711"})
+                view = await (await http.get(f"{hall.url}/table/1")).text()
+                csrf = view.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+                assert 'id="resend"' not in view
+                sent = await http.post(f"{hall.url}/table/1/action", data={
+                    "csrf": csrf, "action": "clock", "player": "0", "seconds": "30"})
+                page = await sent.text()
+                assert "No answer from table 1" in page and 'id="resend"' in page
+                first = hall.unanswered["1"].id
+                again = await http.post(f"{hall.url}/table/1/resend", data={"csrf": csrf})
+                assert "No answer from table 1" in await again.text()
+                assert hall.unanswered["1"].id == first  # the same command, not a new one
+                async with boards(tmp_path, broker, 1, **CLOCK) as daemons:
+                    board = daemons[0]
+                    await until(lambda: "1" not in hall.unanswered)  # its ack came late
+                    await until(lambda: len(referee_entries(board)) == 1)
+                    await asyncio.sleep(0.3)  # not an assertion: a chance for a double
+                    assert [e.command for e in referee_entries(board)] == [first]
+                    assert board.session.clock_text(board.clock()).startswith("White 5:30")
+                    view = await (await http.get(f"{hall.url}/table/1")).text()
+                    assert 'id="resend"' not in view
+                    nothing = await http.post(f"{hall.url}/table/1/resend",
+                                              data={"csrf": csrf})
+                    assert "Nothing to resend" in await nothing.text()
+        finally:
+            await hall.stop()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        broker.stop()
