@@ -284,11 +284,42 @@ class MorrisReader(DiscReader):
 
 
 class DraughtsReader(DiscReader):
-    """Draughts: men and kings on the dark squares."""
+    """Draughts: men and kings on the dark squares.
+
+    Besides the disc's colour against its square, two cues that survive a veil of
+    reflected light on the varnish and glossy tops (which shrink every lightness step):
+    men are grey or white while the dark squares are warm wood, so a man takes most of
+    the square's colour away (a black man mirroring a light ceiling still does); and a
+    white man is as white as the markers' paper.
+    """
 
     game = "draughts"
     DEFAULT: ClassVar[dict[str, tuple[float, float, float]]] = {
         "": (0.0, 1.6, 0.4), "W": (56.0, -12.6, -13.0), "B": (-18.0, -9.4, -23.0)}
+    WOOD_CHROMA = 5.0  # a bare dark square at least this colourful shows the chroma cue
+    GREY = 0.45  # a disc's middle with at most this share of its square's chroma is a man
+    WHITE = 86.0  # lightness (white-balanced: paper reads 92) a man above is white
+    WHITE_STEP = 15.0  # ... when also this much lighter than its square (a bare one: < 9)
+
+    def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
+        tokens, confidence = super().decide(planes)
+        blocks = planes[0]
+        middle, bare = _median(blocks, self._rim), _median(blocks, self._bare)
+        chroma_mid = np.hypot(middle[:, 1], middle[:, 2])
+        chroma_bare = np.hypot(bare[:, 1], bare[:, 2])
+        share = (chroma_mid + 1) / (chroma_bare + 1)
+        grey = np.where(chroma_bare >= self.WOOD_CHROMA, (self.GREY - share) / 0.2, -1.0)
+        white = np.minimum(middle[:, 0] - self.WHITE, middle[:, 0] - bare[:, 0] - self.WHITE_STEP)
+        for i, token in enumerate(tokens):
+            if token:
+                continue
+            if white[i] > 0:  # white on a veiled square: lighter than any bare wood
+                tokens[i], confidence[i] = "W", float(np.clip(white[i] / 5, 0, 1))
+            elif grey[i] > 0:  # the square's colour is gone: a man stands there
+                light = middle[i, 0] - self.WHITE
+                tokens[i] = "W" if light > 0 else "B"
+                confidence[i] = float(min(np.clip(grey[i], 0, 1), np.clip(abs(light) / 5, 0, 1)))
+        return tokens, confidence
 
 
 # --------------------------------------------------------------------------- tessere
