@@ -41,7 +41,7 @@ import numpy.typing as npt
 
 from .detect import Image, Matrix, lifted, warp_area
 from .geometry import BoardGeometry, geometry_for
-from .light import Float, lab, shade_free
+from .light import SHADE, Float, lab, shade_free
 
 __all__ = [
     "ChipReader",
@@ -340,6 +340,12 @@ class TessereReader(Reader):
     }
     # in shade-free Lab (vision.light.shade_free): lightness counts less than colour
     SPREAD: ClassVar[tuple[float, float, float]] = (22.0, 7.0, 7.0)
+    AWAY = 14.0  # a colour this far (a, b) from the bare board's ...
+    GREY = 12.0  # ... and at least this chromatic is a tessera
+    DARK = 0.75  # of the way from K's lightness to the board's: darker is a block, surely
+    SURE_DARK = 0.5  # ... if darker than this (between: a glossy block, or a grey coin)
+    BLOWN = 92.0  # a grey this light is a glare (white balance puts paper at 92)
+    BLOWN_CHROMA = 6.0
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -357,48 +363,103 @@ class TessereReader(Reader):
         """Cell blocks in shade-free Lab (pixels are compared with colours, not shades)."""
         return [shade_free(b) for b in super().cut(tops)]
 
-    def _votes(self, blocks: Float) -> npt.NDArray[np.float64]:
-        """(cells, 4 quadrants, colours): the share of each colour in each quadrant."""
-        k = len(self.colours.names)
-        out = np.zeros((len(blocks), 4, k))
-        for q, mask in enumerate(self._quadrants):
-            pix = blocks[:, mask].reshape(-1, 3)
-            nearest = self.colours.nearest(pix).reshape(len(blocks), -1)
-            for i in range(k):
-                out[:, q, i] = (nearest == i).mean(axis=1)
-        return out
+    def quadrants(self, blocks: Float) -> Float:
+        """(cells, 4, 3): each quadrant's median in plain Lab (L, a, b)."""
+        out = np.stack([np.median(blocks[:, m], axis=1) for m in self._quadrants], axis=1)
+        out[..., 1:] *= (out[..., :1] + SHADE) / 60.0  # undo shade_free: plain a, b
+        result: Float = out.astype(np.float32)
+        return result
+
+    def _hues(self) -> tuple[list[str], npt.NDArray[np.float64], Float, float, float]:
+        """The tesserae colours' names and hues (degrees), the board's (a, b), and
+        the lightness under which a grey is a block, and surely one; from the prototypes
+        (nominal or calibrated)."""
+        c = self.colours.centres.copy()
+        c[:, 1:] *= (c[:, :1] + SHADE) / 60.0
+        index = {n: i for i, n in enumerate(self.colours.names)}
+        names = [n for n in "RYGB" if n in index]
+        hues = np.array([np.degrees(np.arctan2(c[index[n], 2], c[index[n], 1])) for n in names])
+        board = c[index["board"]]
+        k_light = c[index["K"], 0]
+        dark, sure_dark = (k_light + share * (board[0] - k_light)
+                           for share in (self.DARK, self.SURE_DARK))
+        return names, hues, board[1:].astype(np.float32), float(dark), float(sure_dark)
 
     def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
-        blocks = planes[0]
-        votes = self._votes(blocks)
-        names = self.colours.names
-        tessera = [i for i, n in enumerate(names) if n in "RYGBK"]
-        board = names.index("board")
+        """Each quadrant by its colour's hue and chroma (:meth:`quadrant_tokens`); the
+        token is the set of the tesserae's colours, ``K`` for a block."""
+        q = self.quadrants(planes[0])
+        kinds, sure = self.quadrant_tokens(q.reshape(-1, 3))
+        kinds = kinds.reshape(len(q), 4)
+        sure = sure.reshape(len(q), 4)
         tokens: list[str] = []
-        confidence = np.ones(len(blocks))
-        for i, v in enumerate(votes):
-            piece = v[:, tessera].sum(axis=1)  # per quadrant: share that is a tessera
-            if piece.mean() < 0.5:
-                # Empty only if it looks like the bare board (grout alone, or a foreign
-                # object, is something else: unsure).
-                tokens.append("")
-                bare = float(v[:, board].mean())
-                confidence[i] = float(np.clip((bare - 0.5) / 0.25, 0, 1))
-                continue
-            shares = v[:, tessera]
-            order = np.argsort(shares, axis=1)
-            best = shares[np.arange(4), order[:, -1]]
-            second = shares[np.arange(4), order[:, -2]]
-            colours = {names[tessera[j]] for j in order[:, -1]}
-            confidence[i] = float(np.clip(((best - second) / 0.3).min(), 0, 1)) * float(
-                np.clip((piece.mean() - 0.5) / 0.25, 0, 1))
-            if "K" in colours:
-                if colours != {"K"}:
-                    confidence[i] = 0.0
-                tokens.append("K")
+        confidence = np.ones(len(q))
+        for i in range(len(q)):
+            tile = [k for k in kinds[i] if k not in ("board", "blown")]
+            board = int((kinds[i] == "board").sum())
+            if len(tile) >= 3 or (len(tile) == 2 and board == 0):
+                colours = set(tile)
+                rest = [s for k, s in zip(kinds[i], sure[i], strict=True) if k in colours]
+                # A quadrant not read as a tessera may hide a colour of the checker.
+                confidence[i] = min(rest) * (1.0 if len(tile) == 4 else 0.3)
+                if "K" in colours:
+                    if colours != {"K"}:
+                        confidence[i] = 0.0
+                    tokens.append("K")
+                else:
+                    tokens.append("".join(c for c in "RYGB" if c in colours))
             else:
-                tokens.append("".join(c for c in "RYGB" if c in colours))
+                tokens.append("")
+                bare = [s for k, s in zip(kinds[i], sure[i], strict=True) if k == "board"]
+                # Empty only if it looks like the bare board (a blown-out glare, a coin or a
+                # finger is something else: unsure).
+                confidence[i] = (min(bare) if board >= 3 and not tile else 0.3 * min(bare)
+                                 if board >= 2 else 0.0)
         return tokens, confidence
+
+    def quadrant_tokens(self, q: Float) -> tuple[npt.NDArray[np.str_], npt.NDArray[np.float64]]:
+        """Each quadrant colour (plain Lab rows) -> ``R Y G B K``, ``board`` or ``blown``
+        (a glare: nothing to read), with a confidence 0-1.
+
+        A lamp's reflection on a glossy tessera adds white light to its colour: lightness
+        goes up and chroma down, but the hue stays. So a colour clearly away from the bare
+        board's and not grey is a tessera of the nearest hue, however pale; a grey darker
+        than the board is a block (``K``)."""
+        names, hues, board_ab, dark, sure_dark = self._hues()
+        chroma = np.hypot(q[:, 1], q[:, 2])
+        away = np.hypot(q[:, 1] - board_ab[0], q[:, 2] - board_ab[1])
+        # > 0: a tessera's colour (away from the board's, and colourful)
+        colour = np.minimum(away - self.AWAY, chroma - self.GREY)
+        hue = np.degrees(np.arctan2(q[:, 2], q[:, 1]))
+        gap = np.abs((hue[:, None] - hues[None, :] + 180) % 360 - 180)
+        order = np.argsort(gap, axis=1)
+        rows = np.arange(len(q))
+        nearest, second = gap[rows, order[:, 0]], gap[rows, order[:, 1]]
+        kinds = np.full(len(q), "board", dtype="<U5")
+        sure = np.ones(len(q))
+        # A block's own colour (a calibrated set's may be tinted) is a block's, not a tile's.
+        # Compared shade-free (vision.light.shade_free): a deep shadow on the bare board
+        # shrinks its colour towards a grey, but keeps its ratio to the lightness.
+        free = shade_free(q)[:, 1:]
+        to = np.linalg.norm(free[:, None] - self.colours.centres[None, :, 1:], axis=2)
+        k = self.colours.names.index("K")
+        like_block = (q[:, 0] < dark) & (to[:, k] < self.AWAY) & (np.argmin(to, axis=1) == k)
+        tile = (colour >= 0) & ~like_block
+        kinds[tile] = np.array(names)[order[tile, 0]]
+        sure[tile] = np.minimum(np.clip(colour[tile] / 6, 0, 1),
+                                np.clip((second[tile] - nearest[tile]) / 30, 0, 1))
+        grey = ~tile
+        # A block is grey, or (glossy, mirroring the sky) off the board's colour; a shadow
+        # on the bare board darkens it but keeps its colour.
+        block = grey & (q[:, 0] < dark) & (like_block | (away >= self.AWAY))
+        kinds[block] = "K"
+        sure[block] = np.clip((sure_dark - q[block, 0]) / 8, 0, 1)
+        blown = grey & ~block & (q[:, 0] >= self.BLOWN) & (chroma < self.BLOWN_CHROMA)
+        kinds[blown] = "blown"
+        sure[blown] = 0.0
+        bare = grey & ~block & ~blown
+        sure[bare] = np.clip(-colour[bare] / 6, 0, 1)
+        return kinds, sure
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
         blocks = self.cut(tops)[0]
