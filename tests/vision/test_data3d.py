@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.vision import SetTally, score_set
+from bench.vision import SetTally, aligned, score_set
 from tavola.vision.classify import Recogniser, as_seen
 from tavola.vision.source import read_image
 
@@ -26,7 +26,7 @@ DATA = Path(__file__).parent / "data3d"
 GAMES = ["morris", "draughts", "quixo", "tessere", "sequence-kids", "quinque"]
 # Per-cell floors (fraction of cells read right over the frames without a hand).
 FLOORS = {"morris": 0.975, "draughts": 0.985, "quixo": 0.94, "tessere": 0.98,
-          "sequence-kids": 0.98, "quinque": 0.56}
+          "sequence-kids": 0.98, "quinque": 0.85}
 LOST = {"quinque": 1}  # frames without a hand where the board is not found (its 0.8-skydiver
 # markers, BOARD.md wants them sized in tiles: docs/vision.md, "Known limits")
 
@@ -87,3 +87,17 @@ def test_pale_tesserae_under_a_lamps_reflection_are_read_by_their_hue() -> None:
 def test_a_glossy_block_mirroring_the_light_is_still_a_block() -> None:
     truth, read = _read("tessere-015")
     assert truth["d5"] == "K" and read["d5"] == "K"
+
+
+def test_quinque_small_backpacks_are_seen_and_a_smooth_glare_is_no_tile() -> None:
+    # Far away, a backpack covers little of a skydiver's middle; its most colourful pixels
+    # still show red. In quinque-014 a lamp's reflection at the mat's edge is as light as
+    # a tile, but smooth: no prints on it, so no tile.
+    for name, cells in (("quinque-013", ("1,1", "1,2")), ("quinque-014", ())):
+        meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+        image = read_image(DATA / f"{name}.jpg")
+        reading = Recogniser("quinque", fov=float(meta["fov"])).read(image)
+        read = aligned(meta["cells"], reading.cells)
+        assert set(read) == set(meta["cells"]), name  # no phantom tile, none missed
+        for cell in cells:
+            assert read[cell] == meta["cells"][cell] == "R", cell
