@@ -566,7 +566,10 @@ class QuixoReader(Reader):
 
 _FIT_PX = 12  # pixels per cell of the image the cube grid is fitted on
 _FIT_MARGIN = 0.6
-_FIT_PRIOR = 24.0  # score (L units) lost per square cell of shift from the camera model
+# Score (L units) lost per square cell of shift from the camera model. At a steep tilt the
+# cubes' light sides make a grid a third of a cube off score well; the model is right
+# within a tenth of a cell when the fov is, so moving far from it must be paid for.
+_FIT_PRIOR = 80.0
 
 
 def fit_top_grid(image: Image, model: Matrix, geometry: BoardGeometry) -> Matrix:

@@ -25,7 +25,7 @@ from tavola.vision.source import read_image
 DATA = Path(__file__).parent / "data3d"
 GAMES = ["morris", "draughts", "quixo", "tessere", "sequence-kids", "quinque"]
 # Per-cell floors (fraction of cells read right over the frames without a hand).
-FLOORS = {"morris": 0.975, "draughts": 0.985, "quixo": 0.94, "tessere": 0.98,
+FLOORS = {"morris": 0.975, "draughts": 0.985, "quixo": 0.99, "tessere": 0.98,
           "sequence-kids": 0.98, "quinque": 0.85}
 LOST = {"quinque": 1}  # frames without a hand where the board is not found (its 0.8-skydiver
 # markers, BOARD.md wants them sized in tiles: docs/vision.md, "Known limits")
@@ -101,3 +101,10 @@ def test_quinque_small_backpacks_are_seen_and_a_smooth_glare_is_no_tile() -> Non
         assert set(read) == set(meta["cells"]), name  # no phantom tile, none missed
         for cell in cells:
             assert read[cell] == meta["cells"][cell] == "R", cell
+
+
+def test_quixo_at_a_steep_tilt_is_read_on_the_cube_tops() -> None:
+    # Tilted 26 degrees, the cubes' light sides show and a grid of cube tops half a cube
+    # off scores nearly as well as the right one; the camera model keeps it in place.
+    truth, read = _read("quixo-015")
+    assert read == truth
