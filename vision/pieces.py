@@ -642,6 +642,8 @@ class ChipReader(Reader):
     UNIFORM = 0.87  # the share of a cell's middle a chip's colour covers at least
     NEAR = 4.8  # the largest distance (in spreads) of a chip's colour from its prototype
     FREE = ("a1", "f1", "a7", "f7")
+    PALE_CHROMA = 25.0  # a uniform middle this colourful is a chip, however pale ...
+    HUE_MARGIN = 20.0  # ... if its hue is this much nearer one chip colour than the next
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -667,6 +669,13 @@ class ChipReader(Reader):
         share = (np.linalg.norm(middle - colour[:, None, 1:], axis=2) < 15.0).mean(axis=1)
         names, conf = self.colours.classify(colour)
         nearest = self.colours.distances(colour).min(axis=1)
+        # A lamp's reflection on a glossy chip adds white light: lighter and paler, but of
+        # the same hue. A uniform middle colourful enough is the chip of the nearest hue.
+        hue, pale = self._hue(colour)
+        for i in map(int, np.nonzero(pale)[0]):
+            if nearest[i] > self.NEAR:
+                names[i], nearest[i] = hue[i], self.NEAR - 0.8
+                conf[i] = min(float(conf[i]), 0.5)
         tokens: list[str] = []
         confidence = np.ones(len(blocks))
         for i, cell in enumerate(self.cells):
@@ -686,6 +695,19 @@ class ChipReader(Reader):
                 tokens.append("")
                 confidence[i] = float(np.clip(-evidence, 0, 1))
         return tokens, confidence
+
+    def _hue(self, colour: Float) -> tuple[list[str], npt.NDArray[np.bool_]]:
+        """The chip colour of the nearest hue for each Lab row, and whether the row is
+        colourful enough (``PALE_CHROMA``) and that hue clear (``HUE_MARGIN``) to say so."""
+        c = self.colours.centres
+        hues = np.degrees(np.arctan2(c[:, 2], c[:, 1]))
+        angle = np.degrees(np.arctan2(colour[:, 2], colour[:, 1]))
+        gap = np.abs((angle[:, None] - hues[None] + 180) % 360 - 180)
+        order = np.argsort(gap, axis=1)
+        rows = np.arange(len(colour))
+        clear = gap[rows, order[:, 1]] - gap[rows, order[:, 0]] > self.HUE_MARGIN
+        pale = (np.hypot(colour[:, 1], colour[:, 2]) >= self.PALE_CHROMA) & clear
+        return [self.colours.names[i] for i in order[:, 0]], pale
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
         blocks = self.cut(tops)[0]
