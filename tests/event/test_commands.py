@@ -1,0 +1,136 @@
+"""The arbiter's commands over a real Mosquitto: applied once across a board's restart (the
+ids are journaled and read back), and not lost while the board is offline (its persistent
+session: the broker keeps them and delivers them when it is back)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+
+from tavola.daemon import Daemon
+from tavola.event.publisher import applied_commands
+from tavola.event.topics import Command, Topics, encode
+from tavola.record import RefereeEntry
+from tests.event.broker import PASSWORD, Broker
+from tests.event.tables import EVENT, boards, until
+
+CLOCK = {"TAVOLA_CLOCK_MODE": "fischer", "TAVOLA_CLOCK_MINUTES": "5"}
+ADD = Command("add-30", "clock", {"player": "0", "seconds": "30"}, "arbiter")
+
+
+@asynccontextmanager
+async def arbiter(broker: Broker, table: str) -> AsyncIterator[
+        tuple[aiomqtt.Client, list[dict[str, Any]]]]:
+    """The arbiter's account on the broker, and the acks of ``table`` as they come."""
+    acks: list[dict[str, Any]] = []
+    async with aiomqtt.Client("127.0.0.1", broker.port, username="arbiter",
+                              password=PASSWORD.format("arbiter")) as client:
+        await client.subscribe(Topics(EVENT, table).ack, qos=1)
+
+        async def listen() -> None:
+            async for message in client.messages:
+                acks.append(json.loads(bytes(message.payload)))
+        listening = asyncio.create_task(listen())
+        try:
+            yield client, acks
+        finally:
+            listening.cancel()
+
+
+def referee_entries(daemon: Daemon) -> list[RefereeEntry]:
+    """The referee's entries of the board's game in play, as its journal holds them."""
+    record = daemon.journal.resume()
+    assert record is not None
+    return [e for e in record.entries if isinstance(e, RefereeEntry)]
+
+
+async def connected(daemons: list[Daemon]) -> None:
+    """Wait until every board is connected to the broker."""
+    await until(lambda: all(d.event is not None and d.event.connected.is_set()
+                            for d in daemons))
+
+
+def test_a_command_repeated_after_the_board_restarted_is_answered_not_applied_again(
+        tmp_path: Path) -> None:
+    broker = Broker(tmp_path / "broker", 1)
+    broker.start()
+    cmd = Topics(EVENT, "1").cmd
+
+    async def scenario() -> None:
+        async with arbiter(broker, "1") as (client, acks):
+            async with boards(tmp_path, broker, 1, **CLOCK) as daemons:
+                await connected(daemons)
+                await client.publish(cmd, encode(ADD.to_message(0)), qos=1)
+                await until(lambda: len(acks) == 1)
+                assert acks[0]["done"] is True and "repeat" not in acks[0]
+                assert [e.command for e in referee_entries(daemons[0])] == [ADD.id]
+            # The board restarts from its journal; the arbiter resends (no ack seen, say).
+            async with boards(tmp_path, broker, 1, **CLOCK) as daemons:
+                await connected(daemons)
+                board = daemons[0]
+                assert board.session.clock_text(board.clock()).startswith("White 5:30")
+                await client.publish(cmd, encode(ADD.to_message(0)), qos=1)
+                await until(lambda: len(acks) == 2)
+                assert acks[1]["repeat"] is True and acks[1]["done"] is True
+                assert acks[1]["said"] == acks[0]["said"]
+                assert [e.action for e in referee_entries(board)] == ["clock +30 s White"]
+                assert board.session.clock_text(board.clock()).startswith("White 5:30")
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        broker.stop()
+
+
+def test_a_command_sent_while_the_board_is_offline_is_applied_when_it_is_back(
+        tmp_path: Path) -> None:
+    broker = Broker(tmp_path / "broker", 1)
+    broker.start()
+    cmd = Topics(EVENT, "1").cmd
+
+    async def scenario() -> None:
+        async with arbiter(broker, "1") as (client, acks):
+            async with boards(tmp_path, broker, 1, **CLOCK) as daemons:
+                await connected(daemons)  # the broker now keeps the board's session
+            # The board is off (a power cut, a restart): the arbiter sends meanwhile.
+            await client.publish(cmd, encode(ADD.to_message(0)), qos=1)
+            pause = Command("pause-1", "pause", {"reason": "a player is ill"}, "arbiter")
+            await client.publish(cmd, encode(pause.to_message(0)), qos=1)
+            await asyncio.sleep(0.2)  # not an assertion: a chance for a wrong early ack
+            assert acks == []
+            async with boards(tmp_path, broker, 1, **CLOCK) as daemons:
+                await until(lambda: len(acks) == 2)
+                board = daemons[0]
+                assert [(a["id"], a["done"]) for a in acks] == [(ADD.id, True),
+                                                                (pause.id, True)]
+                assert [e.action for e in referee_entries(board)] == [
+                    "clock +30 s White", "pause clocks"]
+                assert board.session.clock_text(board.clock()).startswith("White 5:30")
+                # The arbiter, who saw no ack in time, sends it again: answered only.
+                await client.publish(cmd, encode(pause.to_message(0)), qos=1)
+                await until(lambda: len(acks) == 3)
+                assert acks[2]["repeat"] is True
+                assert len(referee_entries(board)) == 2
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        broker.stop()
+
+
+def test_the_applied_ids_are_read_back_from_journal_lines_old_and_new() -> None:
+    old = RefereeEntry("undo to ply 3", "referee@10.0.0.2", "", 1.0, 1.0)
+    new = RefereeEntry("pause clocks", "arbiter", "ill", 2.0, 2.0, "c-7")
+    lines = [json.dumps(e.to_json()).encode() for e in (old, new)]
+    assert "command" not in old.to_json()  # a console's entry reads as before
+    assert RefereeEntry.from_json(json.loads(lines[0])) == old
+    assert RefereeEntry.from_json(json.loads(lines[1])) == new
+    answers = applied_commands([*lines, b'{"type":"referee","command":', b""])
+    assert dict(answers) == {"c-7": {"id": "c-7", "done": True,
+                                     "said": "Done: pause clocks."}}
