@@ -28,7 +28,8 @@ bench/render3d/generate.py writes them; ``"fov"`` if known). Draughts is compare
 (``WK`` as ``W``): the game supplies the rank. Per game: per cell and per board over the
 frames without a hand, frames where the board was not found, and of the hand frames how
 many were skipped (hand seen, or the board not found) and how many were *misread*:
-reported as a position that is not the true one.
+reported as a position that is not the true one. ``--numbers A:B`` scores only frames
+``NAME-<k>`` with A <= k < B, ``--parity even|odd`` only even or odd k (a held-out half).
 
 ``--idle``: the CPU cost of the camera backend per second of play and of an idle board,
 as a ratio to decoding the same JPEG frames alone (15 fps, measured in this process):
@@ -186,8 +187,10 @@ class SetTally:
     errors: list[str] = field(default_factory=list)
 
 
-def score_set(directory: Path, games: list[str], first: int | None = None) -> dict[str, SetTally]:
-    """Read every frame of ``directory`` (or each game's ``first`` ones) with a fresh
+def score_set(directory: Path, games: list[str], first: int | None = None,
+              indices: range | None = None, parity: int | None = None) -> dict[str, SetTally]:
+    """Read every frame of ``directory`` (or each game's ``first`` ones; or those whose
+    number ``NAME-<k>`` is in ``indices``, and of ``parity`` 0 even, 1 odd) with a fresh
     recogniser and compare with its truth."""
     tallies: dict[str, SetTally] = {}
     truths = sorted(directory.glob("*.json"))
@@ -198,6 +201,13 @@ def score_set(directory: Path, games: list[str], first: int | None = None) -> di
         meta = json.loads(path.read_text(encoding="utf-8"))
         game = meta["game"]
         if games and game not in games:
+            continue
+        number = path.stem.rsplit("-", 1)[-1]
+        if (indices is not None or parity is not None) and not number.isdigit():
+            continue
+        if indices is not None and int(number) not in indices:
+            continue
+        if parity is not None and int(number) % 2 != parity:
             continue
         image_path = next((p for p in (path.with_suffix(".jpg"), path.with_suffix(".png"))
                            if p.exists()), None)
@@ -261,9 +271,12 @@ def _compare(game: str, truth: Mapping[str, str],
     return {c for c in keys if truth.get(c, "") != read.get(c, "")}, doubt, len(keys), read
 
 
-def print_set(directory: Path, games: list[str], verbose: bool) -> None:
-    tallies = score_set(directory, games)
-    print(f"frames of {directory}, no calibration\n")
+def print_set(directory: Path, games: list[str], verbose: bool, indices: range | None = None,
+              parity: int | None = None) -> None:
+    tallies = score_set(directory, games, indices=indices, parity=parity)
+    which = "" if indices is None else f" numbered {indices.start}-{indices.stop - 1}"
+    which += "" if parity is None else (" (even)", " (odd)")[parity]
+    print(f"frames of {directory}{which}, no calibration\n")
     head = ("| game | frames | per cell | per board | wrong but flagged | not found | "
             "hand frames skipped | hand frames misread | ms per frame (median) |")
     print(head)
@@ -334,6 +347,8 @@ def main() -> None:
     parser.add_argument("--hands", action="store_true", help="also measure hand detection")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--set", type=Path, help="score this directory of frames + truth")
+    parser.add_argument("--numbers", metavar="A:B", help="--set: only frames NAME-<k>, A <= k < B")
+    parser.add_argument("--parity", choices=("even", "odd"), help="--set: only even/odd frames")
     parser.add_argument("--idle", action="store_true", help="CPU idle / in play vs decoding")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every misread")
     args = parser.parse_args()
@@ -343,7 +358,14 @@ def main() -> None:
     if args.set is not None:
         if not args.set.is_dir():
             parser.error(f"--set {str(args.set)!r} is not a directory of frames")
-        print_set(args.set, args.games, args.verbose)
+        indices = None
+        if args.numbers:
+            low, _, high = args.numbers.partition(":")
+            if not (low.isdigit() and high.isdigit()):
+                parser.error(f"--numbers {args.numbers!r}: give A:B, e.g. 16:100")
+            indices = range(int(low), int(high))
+        parity = None if args.parity is None else ("even", "odd").index(args.parity)
+        print_set(args.set, args.games, args.verbose, indices, parity)
         return
     if args.idle:
         print("| game | idle CPU / decoding alone | in play (a change every 2 s) | "

@@ -386,6 +386,11 @@ class Daemon:
                     continue
                 self._apply(self.session.on_snapshot(event.cells, now, wall, event.uncertain))
                 self.session.prepare()
+                # The camera recalibrates now and then from a frame of the accepted position
+                # (in its own frame thread), so slow changes of the light are followed.
+                follow = getattr(self.sensor, "follow_position", None)
+                if follow is not None:
+                    follow(self.session.game.view(self.sensor.capability))
             except Exception:  # a bug must cost one reading, never the game
                 log.exception("error while handling a sensor event")
             if not self.ready:

@@ -26,7 +26,14 @@ Options (``[sensor] options`` in the config; the daemon adds ``game`` and ``play
 - ``start``: for Quinque, the position the game is in (``game.view("identity")``), so that
   the tiles on the table are named in the game's coordinates; without it the tile nearest
   the middle of the table is tile (0,0) (the first tile of a new game).
+- ``refresh_every`` (60): seconds between refreshes of the calibration during play (0:
+  never). The daemon offers each accepted position (:meth:`CameraSensor.follow_position`);
+  the frame thread recalibrates from the next clean frame that shows it with all four
+  markers seen, so slow changes of the light (a window at dusk) are followed.
 - ``clock``: a monotonic clock (tests inject one).
+
+:meth:`CameraSensor.health` says how the camera sees the board (markers seen or missing,
+for how long, the last refresh), for the web view and status.
 
 >>> from hardware.layout import Layout
 >>> from vision.source import FrameList
@@ -40,12 +47,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
 
 from tavola.vision.calibrate import Calibration
-from tavola.vision.classify import Reading, Recogniser
+from tavola.vision.classify import Reading, Recogniser, as_seen
 from tavola.vision.detect import MarkersNotFoundError
 from tavola.vision.motion import ChangeGate
 from tavola.vision.source import CameraError, FrameSource, Image, open_source
@@ -53,7 +62,7 @@ from tavola.vision.source import CameraError, FrameSource, Image, open_source
 from .base import Capability, Closing, SensorEvent, SensorFault, Snapshot
 from .layout import Layout
 
-__all__ = ["CameraSensor"]
+__all__ = ["CameraHealth", "CameraSensor"]
 
 # A failed or missing camera is reopened after 1, 2, 4 ... seconds, at most every 30 s:
 # a camera unplugged for the evening costs nothing, one plugged back in is found soon.
@@ -61,6 +70,32 @@ RETRY_FIRST = 1.0
 RETRY_MAX = 30.0
 
 log = logging.getLogger("tavola.camera")
+
+
+@dataclass(frozen=True)
+class CameraHealth:
+    """How the camera sees the board, for a status page (:meth:`CameraSensor.health`).
+
+    ``board_seen``: the last frame read found the board (three markers are enough);
+    ``missing_markers``: the marker ids (0 top left, 1 top right, 2 bottom right, 3 beyond
+    a1) not confirmed in it; ``lost_for``: seconds the board has been out of sight (None
+    while it is seen); ``camera_ok``: the camera opens and delivers; ``hand``: a hand or arm
+    was over the board; ``refreshed_at``: the clock time of the last calibration refresh
+    that was kept (None: none yet), ``refresh_failed``: refreshes refused since (the
+    picture did not fit the accepted position); ``frames``/``analysed``/``skipped``: frames
+    read, read in full, skipped for a hand.
+    """
+
+    board_seen: bool
+    missing_markers: tuple[int, ...]
+    lost_for: float | None
+    camera_ok: bool
+    hand: bool
+    refreshed_at: float | None
+    refresh_failed: int
+    frames: int
+    analysed: int
+    skipped: int
 
 
 class CameraSensor(Closing):
@@ -84,6 +119,7 @@ class CameraSensor(Closing):
         height: int = 720,
         fov: float = 62.0,
         start: Mapping[str, str] | None = None,
+        refresh_every: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if int(agree) < 1:
@@ -92,6 +128,9 @@ class CameraSensor(Closing):
             raise ValueError(f"camera option fps must be >= 0, got {fps!r}")
         if not float(lost_after) >= 0:
             raise ValueError(f"camera option lost_after must be >= 0 seconds, got {lost_after!r}")
+        if not float(refresh_every) >= 0:
+            raise ValueError("camera option refresh_every must be >= 0 seconds (0: never), "
+                             f"got {refresh_every!r}")
         self.layout = layout
         self.game = game
         calib = calibration
@@ -129,6 +168,15 @@ class CameraSensor(Closing):
         self._retry_at = 0.0  # when to try to open the camera again
         self._closed = False
         self._busy = False
+        self.refresh_every = float(refresh_every)
+        # The position last accepted by the game, offered by the daemon's loop and taken by
+        # the frame thread: one reference assigned whole, guarded by a lock all the same.
+        self._offer_lock = threading.Lock()
+        self._offered: dict[str, str] | None = None
+        self._refresh_at = clock() + self.refresh_every
+        self._refreshed_at: float | None = None
+        self._refresh_failed = 0
+        self._frame_lock = threading.Lock()  # one reading or refresh of the recogniser at once
         self.frames = 0  # frames read, for status and tests
         self.analysed = 0  # frames read in full (the others showed no change)
         self.skipped = 0  # frames skipped for a hand over the board
@@ -168,10 +216,40 @@ class CameraSensor(Closing):
 
     def refresh_calibration(self, position: Mapping[str, str]) -> bool:
         """Recalibrate from the last clean frame, which shows ``position`` (the game's
-        identity view once a move was accepted): slow light changes are followed. Call it
-        from a worker thread now and then; False if the frame does not fit the position."""
-        frame = self._clean_frame
-        return frame is not None and self.recogniser.refresh(frame, position) is not None
+        identity view once a move was accepted): slow light changes are followed. Safe from
+        any thread (it waits for the frame being read); it takes a fraction of a second, so
+        not on the event loop: the daemon calls :meth:`follow_position` instead. False if
+        the frame does not fit the position (nothing changes then)."""
+        with self._frame_lock:
+            frame = self._clean_frame
+            ok = frame is not None and self.recogniser.refresh(frame, position) is not None
+        if ok:
+            self._refreshed_at = self.clock()
+            self._refresh_failed = 0
+        else:
+            self._refresh_failed += 1
+        return ok
+
+    def follow_position(self, position: Mapping[str, str]) -> None:
+        """The position the game accepted (its identity view), offered after each snapshot;
+        cheap, for the event loop. Every ``refresh_every`` seconds the frame thread
+        recalibrates from a clean frame that shows it with all four markers seen."""
+        with self._offer_lock:
+            self._offered = dict(position)
+
+    def health(self) -> CameraHealth:
+        """How the camera sees the board now (see :class:`CameraHealth`)."""
+        last = self._last
+        if isinstance(last, Reading) and last.fix is not None:
+            seen, missing, hand = True, last.fix.missing, last.hand
+        elif isinstance(last, MarkersNotFoundError):
+            seen, missing, hand = False, tuple(last.missing), False
+        else:  # nothing read yet, or the camera failed
+            seen, missing, hand = False, (0, 1, 2, 3), False
+        lost = None if self._lost_since is None else max(0.0, self.clock() - self._lost_since)
+        return CameraHealth(seen, missing, lost, not self._camera_fault, hand,
+                            self._refreshed_at, self._refresh_failed, self.frames,
+                            self.analysed, self.skipped)
 
     def close(self) -> None:
         """Stop reading and release the camera. Idempotent."""
@@ -188,7 +266,8 @@ class CameraSensor(Closing):
         if changed or self._last is None or (isinstance(self._last, Reading) and self._last.hand):
             self.analysed += 1
             try:
-                self._last = self.recogniser.read(image)
+                with self._frame_lock:
+                    self._last = self.recogniser.read(image)
                 if not self._last.hand:
                     self._clean_frame = image
             except MarkersNotFoundError as lost:
@@ -208,7 +287,29 @@ class CameraSensor(Closing):
         if self._board_fault:
             self._board_fault = False
             self._reported = None  # back: the next agreed reading is a full resync
+        self._maybe_refresh(reading, now)
         return self._agree(reading, now)
+
+    def _maybe_refresh(self, reading: Reading, now: float) -> None:
+        """Refresh the calibration when due, from this frame if it is clean, shows all four
+        markers and reads as the position the game accepted (so the colours learned are
+        the right ones)."""
+        if not self.refresh_every or now < self._refresh_at or reading.hand:
+            return
+        with self._offer_lock:
+            position = self._offered
+        if position is None or reading.fix is None or reading.fix.missing:
+            return
+        seen = as_seen(self.game, position)
+        read = dict(reading.cells)
+        if self._cells:
+            read = {c: read.get(c, "") for c in self._cells}
+            seen = {c: seen.get(c, "") for c in self._cells}
+        if read != seen:
+            return
+        self._refresh_at = now + self.refresh_every
+        if self.refresh_calibration(position):
+            log.info("camera: calibration refreshed from the accepted position")
 
     def _agree(self, reading: Reading, now: float) -> Snapshot | None:
         if reading.hand:

@@ -78,7 +78,8 @@ class Calibration:
 
 
 def calibrate(
-    image: Image, game: str, cells: Mapping[str, str], *, players: int = 2
+    image: Image, game: str, cells: Mapping[str, str], *, players: int = 2,
+    base: Calibration | None = None,
 ) -> Calibration:
     """Measure a game's pieces in ``image``, a picture of the known position ``cells``
     (cell -> token, the identity view of RULES.md; Quinque: skydiver ``"x,y"``).
@@ -88,13 +89,16 @@ def calibrate(
     reads one cell in fifty (at least one) otherwise is kept, those cells named in
     ``doubted`` (a smudge, a glare spot, a piece askew); more is refused.
 
+    ``base``: an earlier calibration whose colours the tokens absent from ``cells`` keep
+    (a refresh during play); without it they keep the nominal colours.
+
     Raises :class:`~tavola.vision.detect.VisionError` (markers not found, a position that does not
     fit the game, or a picture that still reads differently once calibrated: the position
     file is probably not the one in the picture).
     """
     from .classify import TOKENS, Recogniser, as_seen  # (classify uses Calibration: import late)
 
-    recogniser = Recogniser(game, players=players)
+    recogniser = Recogniser(game, players=players, calibration=base)
     kings = frozenset({"WK", "BK"}) if game == "draughts" else frozenset()
     truth = as_seen(game, _checked(game, cells, TOKENS[game] | kings, recogniser.cells))
     fix = recogniser.tracker.update(image)

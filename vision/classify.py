@@ -185,7 +185,9 @@ class Recogniser:
         from .detect import VisionError
 
         try:
-            result = calibrate(image, self.game, cells, players=self.players)
+            # Tokens absent from this position keep the colours already learned.
+            result = calibrate(image, self.game, cells, players=self.players,
+                               base=self.calibration)
         except VisionError:
             return None
         self.calibration = result

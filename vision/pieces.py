@@ -41,7 +41,7 @@ import numpy.typing as npt
 
 from .detect import Image, Matrix, lifted, warp_area
 from .geometry import BoardGeometry, geometry_for
-from .light import Float, lab, shade_free
+from .light import SHADE, Float, lab, shade_free
 
 __all__ = [
     "ChipReader",
@@ -284,11 +284,42 @@ class MorrisReader(DiscReader):
 
 
 class DraughtsReader(DiscReader):
-    """Draughts: men and kings on the dark squares."""
+    """Draughts: men and kings on the dark squares.
+
+    Besides the disc's colour against its square, two cues that survive a veil of
+    reflected light on the varnish and glossy tops (which shrink every lightness step):
+    men are grey or white while the dark squares are warm wood, so a man takes most of
+    the square's colour away (a black man mirroring a light ceiling still does); and a
+    white man is as white as the markers' paper.
+    """
 
     game = "draughts"
     DEFAULT: ClassVar[dict[str, tuple[float, float, float]]] = {
         "": (0.0, 1.6, 0.4), "W": (56.0, -12.6, -13.0), "B": (-18.0, -9.4, -23.0)}
+    WOOD_CHROMA = 5.0  # a bare dark square at least this colourful shows the chroma cue
+    GREY = 0.45  # a disc's middle with at most this share of its square's chroma is a man
+    WHITE = 86.0  # lightness (white-balanced: paper reads 92) a man above is white
+    WHITE_STEP = 15.0  # ... when also this much lighter than its square (a bare one: < 9)
+
+    def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
+        tokens, confidence = super().decide(planes)
+        blocks = planes[0]
+        middle, bare = _median(blocks, self._rim), _median(blocks, self._bare)
+        chroma_mid = np.hypot(middle[:, 1], middle[:, 2])
+        chroma_bare = np.hypot(bare[:, 1], bare[:, 2])
+        share = (chroma_mid + 1) / (chroma_bare + 1)
+        grey = np.where(chroma_bare >= self.WOOD_CHROMA, (self.GREY - share) / 0.2, -1.0)
+        white = np.minimum(middle[:, 0] - self.WHITE, middle[:, 0] - bare[:, 0] - self.WHITE_STEP)
+        for i, token in enumerate(tokens):
+            if token:
+                continue
+            if white[i] > 0:  # white on a veiled square: lighter than any bare wood
+                tokens[i], confidence[i] = "W", float(np.clip(white[i] / 5, 0, 1))
+            elif grey[i] > 0:  # the square's colour is gone: a man stands there
+                light = middle[i, 0] - self.WHITE
+                tokens[i] = "W" if light > 0 else "B"
+                confidence[i] = float(min(np.clip(grey[i], 0, 1), np.clip(abs(light) / 5, 0, 1)))
+        return tokens, confidence
 
 
 # --------------------------------------------------------------------------- tessere
@@ -309,6 +340,12 @@ class TessereReader(Reader):
     }
     # in shade-free Lab (vision.light.shade_free): lightness counts less than colour
     SPREAD: ClassVar[tuple[float, float, float]] = (22.0, 7.0, 7.0)
+    AWAY = 14.0  # a colour this far (a, b) from the bare board's ...
+    GREY = 12.0  # ... and at least this chromatic is a tessera
+    DARK = 0.75  # of the way from K's lightness to the board's: darker is a block, surely
+    SURE_DARK = 0.5  # ... if darker than this (between: a glossy block, or a grey coin)
+    BLOWN = 92.0  # a grey this light is a glare (white balance puts paper at 92)
+    BLOWN_CHROMA = 6.0
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -326,48 +363,103 @@ class TessereReader(Reader):
         """Cell blocks in shade-free Lab (pixels are compared with colours, not shades)."""
         return [shade_free(b) for b in super().cut(tops)]
 
-    def _votes(self, blocks: Float) -> npt.NDArray[np.float64]:
-        """(cells, 4 quadrants, colours): the share of each colour in each quadrant."""
-        k = len(self.colours.names)
-        out = np.zeros((len(blocks), 4, k))
-        for q, mask in enumerate(self._quadrants):
-            pix = blocks[:, mask].reshape(-1, 3)
-            nearest = self.colours.nearest(pix).reshape(len(blocks), -1)
-            for i in range(k):
-                out[:, q, i] = (nearest == i).mean(axis=1)
-        return out
+    def quadrants(self, blocks: Float) -> Float:
+        """(cells, 4, 3): each quadrant's median in plain Lab (L, a, b)."""
+        out = np.stack([np.median(blocks[:, m], axis=1) for m in self._quadrants], axis=1)
+        out[..., 1:] *= (out[..., :1] + SHADE) / 60.0  # undo shade_free: plain a, b
+        result: Float = out.astype(np.float32)
+        return result
+
+    def _hues(self) -> tuple[list[str], npt.NDArray[np.float64], Float, float, float]:
+        """The tesserae colours' names and hues (degrees), the board's (a, b), and
+        the lightness under which a grey is a block, and surely one; from the prototypes
+        (nominal or calibrated)."""
+        c = self.colours.centres.copy()
+        c[:, 1:] *= (c[:, :1] + SHADE) / 60.0
+        index = {n: i for i, n in enumerate(self.colours.names)}
+        names = [n for n in "RYGB" if n in index]
+        hues = np.array([np.degrees(np.arctan2(c[index[n], 2], c[index[n], 1])) for n in names])
+        board = c[index["board"]]
+        k_light = c[index["K"], 0]
+        dark, sure_dark = (k_light + share * (board[0] - k_light)
+                           for share in (self.DARK, self.SURE_DARK))
+        return names, hues, board[1:].astype(np.float32), float(dark), float(sure_dark)
 
     def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
-        blocks = planes[0]
-        votes = self._votes(blocks)
-        names = self.colours.names
-        tessera = [i for i, n in enumerate(names) if n in "RYGBK"]
-        board = names.index("board")
+        """Each quadrant by its colour's hue and chroma (:meth:`quadrant_tokens`); the
+        token is the set of the tesserae's colours, ``K`` for a block."""
+        q = self.quadrants(planes[0])
+        kinds, sure = self.quadrant_tokens(q.reshape(-1, 3))
+        kinds = kinds.reshape(len(q), 4)
+        sure = sure.reshape(len(q), 4)
         tokens: list[str] = []
-        confidence = np.ones(len(blocks))
-        for i, v in enumerate(votes):
-            piece = v[:, tessera].sum(axis=1)  # per quadrant: share that is a tessera
-            if piece.mean() < 0.5:
-                # Empty only if it looks like the bare board (grout alone, or a foreign
-                # object, is something else: unsure).
-                tokens.append("")
-                bare = float(v[:, board].mean())
-                confidence[i] = float(np.clip((bare - 0.5) / 0.25, 0, 1))
-                continue
-            shares = v[:, tessera]
-            order = np.argsort(shares, axis=1)
-            best = shares[np.arange(4), order[:, -1]]
-            second = shares[np.arange(4), order[:, -2]]
-            colours = {names[tessera[j]] for j in order[:, -1]}
-            confidence[i] = float(np.clip(((best - second) / 0.3).min(), 0, 1)) * float(
-                np.clip((piece.mean() - 0.5) / 0.25, 0, 1))
-            if "K" in colours:
-                if colours != {"K"}:
-                    confidence[i] = 0.0
-                tokens.append("K")
+        confidence = np.ones(len(q))
+        for i in range(len(q)):
+            tile = [k for k in kinds[i] if k not in ("board", "blown")]
+            board = int((kinds[i] == "board").sum())
+            if len(tile) >= 3 or (len(tile) == 2 and board == 0):
+                colours = set(tile)
+                rest = [s for k, s in zip(kinds[i], sure[i], strict=True) if k in colours]
+                # A quadrant not read as a tessera may hide a colour of the checker.
+                confidence[i] = min(rest) * (1.0 if len(tile) == 4 else 0.3)
+                if "K" in colours:
+                    if colours != {"K"}:
+                        confidence[i] = 0.0
+                    tokens.append("K")
+                else:
+                    tokens.append("".join(c for c in "RYGB" if c in colours))
             else:
-                tokens.append("".join(c for c in "RYGB" if c in colours))
+                tokens.append("")
+                bare = [s for k, s in zip(kinds[i], sure[i], strict=True) if k == "board"]
+                # Empty only if it looks like the bare board (a blown-out glare, a coin or a
+                # finger is something else: unsure).
+                confidence[i] = (min(bare) if board >= 3 and not tile else 0.3 * min(bare)
+                                 if board >= 2 else 0.0)
         return tokens, confidence
+
+    def quadrant_tokens(self, q: Float) -> tuple[npt.NDArray[np.str_], npt.NDArray[np.float64]]:
+        """Each quadrant colour (plain Lab rows) -> ``R Y G B K``, ``board`` or ``blown``
+        (a glare: nothing to read), with a confidence 0-1.
+
+        A lamp's reflection on a glossy tessera adds white light to its colour: lightness
+        goes up and chroma down, but the hue stays. So a colour clearly away from the bare
+        board's and not grey is a tessera of the nearest hue, however pale; a grey darker
+        than the board is a block (``K``)."""
+        names, hues, board_ab, dark, sure_dark = self._hues()
+        chroma = np.hypot(q[:, 1], q[:, 2])
+        away = np.hypot(q[:, 1] - board_ab[0], q[:, 2] - board_ab[1])
+        # > 0: a tessera's colour (away from the board's, and colourful)
+        colour = np.minimum(away - self.AWAY, chroma - self.GREY)
+        hue = np.degrees(np.arctan2(q[:, 2], q[:, 1]))
+        gap = np.abs((hue[:, None] - hues[None, :] + 180) % 360 - 180)
+        order = np.argsort(gap, axis=1)
+        rows = np.arange(len(q))
+        nearest, second = gap[rows, order[:, 0]], gap[rows, order[:, 1]]
+        kinds = np.full(len(q), "board", dtype="<U5")
+        sure = np.ones(len(q))
+        # A block's own colour (a calibrated set's may be tinted) is a block's, not a tile's.
+        # Compared shade-free (vision.light.shade_free): a deep shadow on the bare board
+        # shrinks its colour towards a grey, but keeps its ratio to the lightness.
+        free = shade_free(q)[:, 1:]
+        to = np.linalg.norm(free[:, None] - self.colours.centres[None, :, 1:], axis=2)
+        k = self.colours.names.index("K")
+        like_block = (q[:, 0] < dark) & (to[:, k] < self.AWAY) & (np.argmin(to, axis=1) == k)
+        tile = (colour >= 0) & ~like_block
+        kinds[tile] = np.array(names)[order[tile, 0]]
+        sure[tile] = np.minimum(np.clip(colour[tile] / 6, 0, 1),
+                                np.clip((second[tile] - nearest[tile]) / 30, 0, 1))
+        grey = ~tile
+        # A block is grey, or (glossy, mirroring the sky) off the board's colour; a shadow
+        # on the bare board darkens it but keeps its colour.
+        block = grey & (q[:, 0] < dark) & (like_block | (away >= self.AWAY))
+        kinds[block] = "K"
+        sure[block] = np.clip((sure_dark - q[block, 0]) / 8, 0, 1)
+        blown = grey & ~block & (q[:, 0] >= self.BLOWN) & (chroma < self.BLOWN_CHROMA)
+        kinds[blown] = "blown"
+        sure[blown] = 0.0
+        bare = grey & ~block & ~blown
+        sure[bare] = np.clip(-colour[bare] / 6, 0, 1)
+        return kinds, sure
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
         blocks = self.cut(tops)[0]
@@ -474,7 +566,10 @@ class QuixoReader(Reader):
 
 _FIT_PX = 12  # pixels per cell of the image the cube grid is fitted on
 _FIT_MARGIN = 0.6
-_FIT_PRIOR = 24.0  # score (L units) lost per square cell of shift from the camera model
+# Score (L units) lost per square cell of shift from the camera model. At a steep tilt the
+# cubes' light sides make a grid a third of a cube off score well; the model is right
+# within a tenth of a cell when the fov is, so moving far from it must be paid for.
+_FIT_PRIOR = 80.0
 
 
 def fit_top_grid(image: Image, model: Matrix, geometry: BoardGeometry) -> Matrix:
@@ -547,6 +642,8 @@ class ChipReader(Reader):
     UNIFORM = 0.87  # the share of a cell's middle a chip's colour covers at least
     NEAR = 4.8  # the largest distance (in spreads) of a chip's colour from its prototype
     FREE = ("a1", "f1", "a7", "f7")
+    PALE_CHROMA = 25.0  # a uniform middle this colourful is a chip, however pale ...
+    HUE_MARGIN = 20.0  # ... if its hue is this much nearer one chip colour than the next
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -572,6 +669,13 @@ class ChipReader(Reader):
         share = (np.linalg.norm(middle - colour[:, None, 1:], axis=2) < 15.0).mean(axis=1)
         names, conf = self.colours.classify(colour)
         nearest = self.colours.distances(colour).min(axis=1)
+        # A lamp's reflection on a glossy chip adds white light: lighter and paler, but of
+        # the same hue. A uniform middle colourful enough is the chip of the nearest hue.
+        hue, pale = self._hue(colour)
+        for i in map(int, np.nonzero(pale)[0]):
+            if nearest[i] > self.NEAR:
+                names[i], nearest[i] = hue[i], self.NEAR - 0.8
+                conf[i] = min(float(conf[i]), 0.5)
         tokens: list[str] = []
         confidence = np.ones(len(blocks))
         for i, cell in enumerate(self.cells):
@@ -591,6 +695,19 @@ class ChipReader(Reader):
                 tokens.append("")
                 confidence[i] = float(np.clip(-evidence, 0, 1))
         return tokens, confidence
+
+    def _hue(self, colour: Float) -> tuple[list[str], npt.NDArray[np.bool_]]:
+        """The chip colour of the nearest hue for each Lab row, and whether the row is
+        colourful enough (``PALE_CHROMA``) and that hue clear (``HUE_MARGIN``) to say so."""
+        c = self.colours.centres
+        hues = np.degrees(np.arctan2(c[:, 2], c[:, 1]))
+        angle = np.degrees(np.arctan2(colour[:, 2], colour[:, 1]))
+        gap = np.abs((angle[:, None] - hues[None] + 180) % 360 - 180)
+        order = np.argsort(gap, axis=1)
+        rows = np.arange(len(colour))
+        clear = gap[rows, order[:, 1]] - gap[rows, order[:, 0]] > self.HUE_MARGIN
+        pale = (np.hypot(colour[:, 1], colour[:, 2]) >= self.PALE_CHROMA) & clear
+        return [self.colours.names[i] for i in order[:, 0]], pale
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
         blocks = self.cut(tops)[0]

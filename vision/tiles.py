@@ -59,6 +59,11 @@ class QuinqueReader(Reader):
     SPREAD: ClassVar[tuple[float, float, float]] = (30.0, 12.0, 12.0)
     MAT_CHROMA = 7.0  # (a, b) distance from the mat's colour that is no longer mat
     BACKPACK = 0.22  # share of backpack pixels around a skydiver that makes a backpack
+    VIVID = 12  # the most colourful pixels around a skydiver's middle ...
+    VIVID_CHROMA = 25.0  # ... this colourful (median) are a backpack seen small, by hue:
+    RED_HUE = (-15.0, 42.0)  # degrees in (a, b): red ...
+    ORANGE_HUE = (42.0, 76.0)  # ... orange (an olive suit in warm light: 80 and more)
+    PRINTED = 4.5  # lightness spread (L) over a lattice square under which it is no tile
     CLEAR = 0.8  # lattice clarity below which the cluster has moved: find the lattice again
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
@@ -94,6 +99,8 @@ class QuinqueReader(Reader):
             self.phase = self._phase(integral)
         assert self.phase is not None
         tiles = self._tiles(integral, self.phase)
+        texture = {t: self._texture(image, t) for t in tiles}
+        tiles = {t: cover for t, cover in tiles.items() if texture[t] >= self.PRINTED}
         if not tiles:
             return {}, {}
         seen = self._skydivers(image, list(tiles))
@@ -102,7 +109,8 @@ class QuinqueReader(Reader):
         cells: Cells = {}
         confidence: Confidence = {}
         for (i, j), cover in tiles.items():
-            sure = float(np.clip(abs(cover - 0.5) / 0.25, 0, 1))
+            sure = float(np.clip(min(abs(cover - 0.5) / 0.25,
+                                     (texture[(i, j)] - self.PRINTED) / 3), 0, 1))
             for (a, b), (token, p) in seen[(i, j)].items():
                 name = self._name(i, j, a, b)
                 cells[name] = token
@@ -120,6 +128,16 @@ class QuinqueReader(Reader):
         mask: npt.NDArray[np.bool_] = (da * da + db * db > self.MAT_CHROMA ** 2) | (
             image[:, :, 0] > level + 18)
         return mask
+
+    def _texture(self, image: Float, index: tuple[int, int]) -> float:
+        """The spread of lightness over a lattice square (the part inside the area): a
+        tile's face carries its skydivers' prints; a lamp's reflection on the mat or its
+        edge line is smooth."""
+        x0, y0 = self._square(*index)
+        n = self.px
+        patch = image[max(0, round(y0 * n)):max(0, round((y0 + 2) * n)),
+                      max(0, round(x0 * n)):max(0, round((x0 + 2) * n)), 0]
+        return float(patch.std()) if patch.size > (2 * n) ** 2 // 2 else 0.0
 
     def _phase(self, integral: npt.NDArray[np.float64]) -> Lattice:
         """The lattice phase (x, y), 0 <= .. < 2 units, that best splits full from empty."""
@@ -203,12 +221,25 @@ class QuinqueReader(Reader):
         names = self.colours.nearest(np.concatenate(patches)).reshape(len(patches), -1)
         red = (names == self.colours.names.index("R")).mean(axis=1)
         orange = (names == self.colours.names.index("O")).mean(axis=1)
-        for (index, ab), r, o in zip(places, red, orange, strict=True):
+        # A backpack seen small (a camera far away, a tilt) covers little of the middle,
+        # and a lamp's reflection pales it; its most colourful pixels still show its hue.
+        stack = np.stack(patches)
+        chroma = np.hypot(stack[..., 1], stack[..., 2])
+        top = np.take_along_axis(stack, np.argsort(chroma, axis=1)[:, -self.VIVID:, None], 1)
+        vivid = np.median(top, axis=1)
+        vivid_chroma = np.hypot(vivid[:, 1], vivid[:, 2])
+        hue = np.degrees(np.arctan2(vivid[:, 2], vivid[:, 1]))
+        for (index, ab), r, o, c, h in zip(places, red, orange, vivid_chroma, hue, strict=True):
             total = float(r + o)
             if total > self.BACKPACK:
                 sure = min(1.0, (total - self.BACKPACK) / 0.1) * min(
                     1.0, float(abs(r - o)) / total / 0.4)
                 out[index][ab] = ("R" if r > o else "O", sure)
+            elif c > self.VIVID_CHROMA and self.RED_HUE[0] < h < self.ORANGE_HUE[1]:
+                token = "R" if h < self.RED_HUE[1] else "O"
+                edge = min(abs(h - self.RED_HUE[0]), abs(h - self.RED_HUE[1]),
+                           abs(h - self.ORANGE_HUE[1]))
+                out[index][ab] = (token, float(min(1.0, (c - self.VIVID_CHROMA) / 10, edge / 10)))
             else:
                 out[index][ab] = (".", min(1.0, (self.BACKPACK - total) / 0.1))
         return out

@@ -296,3 +296,33 @@ def test_the_calibration_is_refreshed_from_the_last_clean_frame() -> None:
     assert sensor.recogniser.calibration is None
     assert sensor.refresh_calibration(cells)
     assert sensor.recogniser.calibration is not None
+
+
+def test_the_frame_thread_refreshes_from_the_accepted_position_and_health_says_so() -> None:
+    cells = {c: "" for c in Layout.for_game("tessere").cells} | {"a1": "R", "b1": "Y"}
+    frames = Frames([frame("tessere", cells)] * 6)
+    sensor = sensor_for("tessere", frames, refresh_every=1.0)
+    sensor.follow_position(cells)  # what the daemon offers after each snapshot
+    drain(sensor)
+    health = sensor.health()
+    assert health.board_seen and health.missing_markers == () and health.lost_for is None
+    assert health.refreshed_at is not None and health.refresh_failed == 0
+    assert sensor.recogniser.calibration is not None
+    # A position the picture does not show is never learned from.
+    other = Frames([frame("tessere", cells)] * 6)
+    wrong = sensor_for("tessere", other, refresh_every=1.0)
+    wrong.follow_position(cells | {"c3": "K"})
+    drain(wrong)
+    assert wrong.health().refreshed_at is None and wrong.recogniser.calibration is None
+
+
+def test_health_names_the_markers_out_of_sight() -> None:
+    board = frame("quixo", {c: "." for c in Layout.for_game("quixo").cells})
+    covered = board.copy()
+    covered[:] = 60
+    frames = Frames([board] * 2 + [covered] * 5)
+    sensor = sensor_for("quixo", frames, lost_after=10.0)
+    drain(sensor)
+    health = sensor.health()
+    assert not health.board_seen and health.missing_markers == (0, 1, 2, 3)
+    assert health.lost_for == 2.5 and health.camera_ok  # since 1.0, the first covered read

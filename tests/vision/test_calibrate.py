@@ -101,3 +101,17 @@ def test_a_calibration_follows_the_light_from_an_accepted_position() -> None:
     assert dict(recogniser.read(bluer).cells) == {c: known.get(c, "") for c in recogniser.cells}
     # A picture that is not the position changes nothing.
     assert recogniser.refresh(bluer, {"a1": "K", "b1": "K", "c1": "K"}) is None
+
+
+def test_a_refresh_keeps_the_colours_of_tokens_the_position_does_not_show() -> None:
+    known = {"a1": "R", "b1": "Y", "c1": "G", "d1": "B", "e1": "K"}
+    image = render("tessere", known, WARM).image.astype(np.int16)
+    image[..., 0] += 25  # a bluish set: its block is not the nominal black
+    shifted = np.clip(image, 0, 255).astype(np.uint8)
+    recogniser = Recogniser("tessere", calibration=calibrate(shifted, "tessere", known))
+    block = recogniser.reader.colours.to_dict()["centres"]["K"]  # type: ignore[attr-defined]
+    no_block = {c: t for c, t in known.items() if t != "K"}
+    later = render("tessere", no_block, WARM).image.astype(np.int16)
+    later[..., 0] += 25
+    assert recogniser.refresh(np.clip(later, 0, 255).astype(np.uint8), no_block) is not None
+    assert recogniser.reader.colours.to_dict()["centres"]["K"] == block  # type: ignore[attr-defined]
