@@ -97,6 +97,33 @@ class CameraHealth:
     analysed: int
     skipped: int
 
+    def summary(self) -> str:
+        """The health in words, for the live view's status line.
+
+        >>> CameraHealth(True, (), None, True, False, None, 0, 9, 9, 0).summary()
+        'camera: 4 of 4 markers seen'
+        >>> CameraHealth(False, (2, 3), 12.4, True, False, None, 0, 9, 5, 0).summary()
+        'camera: board out of sight for 12 s, markers 2, 3 not seen'
+        >>> CameraHealth(True, (), None, True, True, None, 2, 9, 9, 0).summary()
+        'camera: 4 of 4 markers seen, a hand over the board, 2 light refreshes refused'
+        >>> CameraHealth(True, (), None, False, False, None, 0, 9, 9, 0).summary()
+        'camera: not delivering frames, 4 of 4 markers seen'
+        """
+        said = [] if self.camera_ok else ["not delivering frames"]
+        if not self.board_seen:
+            said.append("board out of sight" + (f" for {self.lost_for:.0f} s"
+                                                if self.lost_for is not None else ""))
+            if self.missing_markers:
+                said.append("markers " + ", ".join(map(str, self.missing_markers)) +
+                            " not seen")
+        else:
+            said.append(f"{4 - len(self.missing_markers)} of 4 markers seen")
+        if self.hand:
+            said.append("a hand over the board")
+        if self.refresh_failed:
+            said.append(f"{self.refresh_failed} light refreshes refused")
+        return "camera: " + ", ".join(said)
+
 
 class CameraSensor(Closing):
     """Reads the board through a camera (see the module docstring); a ``SensorBackend``."""

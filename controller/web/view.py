@@ -171,7 +171,9 @@ def board_health(disconnected: str | None, sensor: object = None) -> str:
 
     A sensor may expose ``health`` (an attribute, or a method taking no argument) as a
     mapping: ``markers_seen`` and ``markers_expected`` (the camera's corner markers, ints),
-    ``camera`` (``"ok"`` or the problem, a string); or as a string shown as it is. It is
+    ``camera`` (``"ok"`` or the problem, a string); as an object with a ``summary()`` in
+    words (the camera's :class:`~tavola.hardware.camera.CameraHealth`); or as a string
+    shown as it is. It is
     read defensively: a sensor without it, or one whose ``health`` fails, shows the
     connection alone (a camera adds that it does not report its markers).
 
@@ -188,6 +190,9 @@ def board_health(disconnected: str | None, sensor: object = None) -> str:
         health = getattr(sensor, "health", None)
         if callable(health):
             health = health()
+        summary = getattr(health, "summary", None)
+        if callable(summary):
+            health = str(summary())
     except Exception:  # a sensor's status must never break the page
         health = None
     parts = ["board connected"]

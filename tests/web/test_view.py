@@ -78,3 +78,22 @@ def test_board_health_reads_the_sensors_status_defensively() -> None:
     assert board_health(None, CameraSensor()) == "board connected; camera: markers not reported"
     assert board_health(None, object()) == "board connected"
     assert board_health("unplugged", Lost()) == "board disconnected: unplugged"
+
+
+def test_board_health_shows_what_the_camera_reports_of_its_markers() -> None:
+    """The camera backend's own health record (not a stand-in) reaches the status line."""
+    from tavola.hardware.camera import CameraHealth
+    from tavola.web.view import board_health
+
+    class Camera:
+        def __init__(self, health: CameraHealth) -> None:
+            self._health = health
+
+        def health(self) -> CameraHealth:
+            return self._health
+
+    seen = CameraHealth(True, (3,), None, True, False, 10.0, 0, 50, 48, 2)
+    lost = CameraHealth(False, (0, 1), 7.0, True, False, None, 0, 50, 10, 0)
+    assert board_health(None, Camera(seen)) == "board connected; camera: 3 of 4 markers seen"
+    assert board_health(None, Camera(lost)) == (
+        "board connected; camera: board out of sight for 7 s, markers 0, 1 not seen")
