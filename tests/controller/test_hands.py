@@ -18,7 +18,7 @@ from tavola.hardware.hands import Raw, settled
 from tavola.hardware.layout import Layout
 from tavola.hardware.sim import SimSensor
 from tavola.inference import Ambiguous
-from tavola.record import AmendEntry, Entry, Record, StartEntry, replay
+from tavola.record import ActionEntry, AmendEntry, Entry, Record, StartEntry, replay
 from tavola.session import Session
 from tests.positions import morris_moving_phase
 
@@ -197,6 +197,61 @@ def test_a_tessere_piece_one_cell_off_that_completes_a_line_does_not_end_the_gam
     t.hands((0.0, "a5", "RYGB"), (0.15, "a5", ""), (0.01, "b5", "RYGB"))
     assert t.played[-1] == "RYGB@b5" and t.session.game.outcome() is None
     assert "result" not in t.kinds()
+
+
+@pytest.mark.parametrize("lift_off", [True, False])
+def test_a_winning_piece_resting_on_the_wrong_cell_then_moved_is_an_amendment(
+    lift_off: bool,
+) -> None:
+    t = Table(new_game("tessere"))
+    t.play("G@a1", "YG@e5", "GB@e1")  # RYGB on a5 would complete the corners
+    # It rests 1.2 s on a5 (accepted: the game is won), then goes to b5 after all,
+    # lifted off or slid over.
+    t.hands((0.0, "a5", "RYGB"), (1.2, "a5", ""), (0.15 if lift_off else 0.01, "b5", "RYGB"),
+            then=CFG.grace + 1.0)
+    assert t.played[-1] == "RYGB@b5" and t.session.game.outcome() is None
+    assert t.kinds() == ["action", "amend"] and t.flags == 0
+    assert not any(line.startswith("Game over") for line in t.logs)
+    replayed = replay(Record(HEADER_TESSERE, (*set_up("G@a1", "YG@e5", "GB@e1"), *t.entries)))
+    assert replayed.game.history == t.session.game.history and replayed.result is None
+
+
+def test_a_winning_piece_corrected_to_another_winning_cell_is_one_result() -> None:
+    t = Table(new_game("tessere"))
+    t.play("G@a1", "YG@e5", "GB@e1")
+    t.hands((0.0, "b5", "RYGB"), (1.2, "b5", ""), (0.15, "a5", "RYGB"), then=1.0)
+    assert t.played[-1] == "RYGB@a5" and t.kinds() == ["action", "amend"]
+    t.hands(then=3.0)  # the result waits for the grace time, then is journaled once
+    assert t.kinds() == ["action", "amend", "result"]
+    assert any(line.startswith("Game over") for line in t.logs)
+
+
+def test_the_result_of_a_winning_piece_left_in_place_is_journaled_after_the_grace_time(
+) -> None:
+    t = Table(new_game("tessere"))
+    t.play("G@a1", "YG@e5", "GB@e1")
+    t.hands((0.0, "a5", "RYGB"), then=1.0)
+    assert t.kinds() == ["action"] and t.session.game.outcome() is not None
+    t.hands(then=CFG.grace)
+    assert t.kinds() == ["action", "result"]
+    result = t.entries[-1]
+    assert result.mono == pytest.approx(t.entries[0].mono)  # dated when the game was won
+    replayed = replay(Record(HEADER_TESSERE, (*set_up("G@a1", "YG@e5", "GB@e1"), *t.entries)))
+    assert replayed.game.outcome() is not None and replayed.result is not None
+
+
+HEADER_TESSERE = StartEntry.of(new_game("tessere"), game_id="x", wall=0.0)
+
+
+def set_up(*texts: str) -> tuple[ActionEntry, ...]:
+    """Journal entries for tessere actions played before a test's hands."""
+    game = new_game("tessere")
+    entries = []
+    for text in texts:
+        player = game.current_player
+        game.apply(game.parse_move(text))
+        entries.append(ActionEntry(text, player, len(game.history), 0.0, 0.0))
+    return tuple(entries)
 
 
 def test_the_correction_window_closes_when_the_next_player_acts() -> None:
