@@ -191,9 +191,11 @@ class Table:
             return 0
         for i in range(n):
             before = truth.view("identity")
-            truth.undo()
+            undone = truth.undo()
             self.silent.pop()
-            self.hands.move(before, truth.view("identity"), quiet=True)
+            # The piece the action put down is taken up first (a push is pushed back).
+            self.hands.move(before, truth.view("identity"), quiet=True,
+                            first=_last_cell(undone))
             if i < n - 1:
                 self.hands.wait(self.hands.draw((0.4, 1.0)))
         self.tally.takebacks += 1
@@ -383,6 +385,12 @@ def _first_cell(move: Any) -> str | None:
     """The first cell a move's notation names (its origin: ``c3`` of ``c3xe5``)."""
     m = _CELL.search(str(move))
     return m[0] if m else None
+
+
+def _last_cell(move: Any) -> str | None:
+    """The last cell a move's notation names (where it put its piece: ``e1`` of ``a1>e1``)."""
+    found = _CELL.findall(str(move))
+    return found[-1] if found else None
 
 
 def play(name: str, options: dict[str, Any], seed: int, habits: Habits | None = None,

@@ -415,7 +415,7 @@ class Inference:
             return self._unexplained(expect, change, changed, now, window, game, sensed)
 
         cost = min(e.cost for e in found)
-        best = [e for e in found if e.cost == cost]
+        best = self._by_first_lift(game, [e for e in found if e.cost == cost])
         lifted = frozenset(c for c, v in change if not v)
         off = len(lifted) > sum(1 for _, v in change if v)  # fewer pieces on the board
         hold = self.settle
@@ -438,6 +438,36 @@ class Inference:
         if leftovers:
             self.leftovers.update({c: reading.get(c, "") for c in leftovers})
         return Accepted(seq, changed, leftovers)
+
+    def _by_first_lift(self, game: Game[Any], best: list[_Explanation]) -> list[_Explanation]:
+        """Of a new action and a takeback that explain the reading equally, the one whose
+        piece the sensor saw lifted first, when it saw that.
+
+        A piece leaves its cell before anything moves into it: a Quixo push empties the
+        cell of the cube taken (its origin) first, and pushing the last push back empties
+        the cell that push filled (the last cell its notation names) first. When the
+        first cell seen empty is the origin of one explanation and not of the other, the
+        board has told them apart; otherwise (emptied in the same reading, never emptied,
+        one origin for both) they stay ambiguous.
+        """
+        kinds = {e.kind for e in best}
+        takeback = next((e for e in best if e.kind == "takeback"), None)
+        if kinds != {"new", "takeback"} or takeback is None or takeback.plies != 1:
+            return best
+        named = _NOTATION_CELL.findall(str(game.history[-1]))
+        undo_origin = named[-1] if named else None
+        new_origins = {_origin(seq) for e in best if e.kind == "new" for seq in e.seqs}
+        watched = new_origins | {undo_origin}
+        seen = sorted((at, c) for c, at in self._lifted_at.items() if c in watched)
+        if undo_origin is None or None in new_origins or not seen or (
+                len(seen) > 1 and seen[0][0] == seen[1][0]):
+            return best
+        first = seen[0][1]
+        if first == undo_origin and first not in new_origins:
+            return [takeback]
+        if new_origins == {first} and first != undo_origin:
+            return [e for e in best if e.kind == "new"]
+        return best
 
     def _overtaken(self, game: Game[Any], expect: Expectations, sensed: dict[str, str],
                    previous: Seq) -> Accepted | None:

@@ -423,6 +423,41 @@ def test_a_quixo_push_put_back_is_a_takeback() -> None:
     assert t.played == [] and t.kinds() == ["action", "undo"]
 
 
+def push_back_position() -> tuple[Table, dict[str, str], dict[str, str]]:
+    """Quixo after e4>e5, where Circle's reply e4>e5 leaves the board as it was before
+    it: a takeback and the reply read the same once done. The table, the board before
+    the last push and after it."""
+    t = Table(new_game("quixo"))
+    t.play("b1>b5", "c1>c5", "a4>e4", "a5>e5", "a4>e4", "e2>a2")
+    before = dict(t.board)
+    t.play("e4>e5")
+    return t, before, dict(t.board)
+
+
+@pytest.mark.parametrize(("first", "then"), [("e5", "e4"), ("e4", "e5")])
+def test_a_push_back_and_a_reply_are_told_apart_by_the_cube_lifted_first(
+    first: str, then: str,
+) -> None:
+    t, before, after = push_back_position()
+    assert {c for c in after if after[c] != before[c]} == {"e4", "e5"}
+    # Pushing the last push back takes out the cube it pushed in (e5) first; Circle's
+    # reply e4>e5 takes out its cube at e4 first.
+    t.hands((0.0, first, ""), (0.03, then, ""), (0.2, then, before[then]),
+            (0.02, first, before[first]))
+    if first == "e5":
+        assert t.played[-1] == "e2>a2" and t.kinds() == ["undo"]
+    else:
+        assert t.played[-2:] == ["e4>e5", "e4>e5"] and t.kinds() == ["action"]
+
+
+def test_a_push_back_lifted_in_one_reading_is_ambiguous() -> None:
+    t, before, _ = push_back_position()
+    t.hands((0.0, "e5", ""), (0.0, "e4", ""), (0.2, "e4", before["e4"]),
+            (0.02, "e5", before["e5"]))
+    result = t.session.result
+    assert isinstance(result, Ambiguous) and result.takeback == 1 and t.kinds() == []
+
+
 def test_a_quixo_push_is_recorded_as_the_push_the_player_made() -> None:
     game = new_game("quixo")
     layout = Layout.for_game("quixo")
