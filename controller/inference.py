@@ -299,6 +299,7 @@ class Inference:
         self._since = 0.0  # when the current reading was first seen
         self._lifted_at: dict[str, float] = {}  # cells seen empty since the position changed
         self._set_back: set[str] = set()  # cells lifted and then filled again
+        self._filled_at: dict[str, float] = {}  # empty cells of the position, since filled
         # The one new action the reading explained, and the one the reading before did: a
         # next reading that is a legal reply to it confirms it before it settled.
         self._candidate: Seq | None = None
@@ -314,6 +315,7 @@ class Inference:
             self._bases = {}
             self._lifted_at = {}
             self._set_back = set()
+            self._filled_at = {}
             self._candidate = self._previous = None  # they were actions of another position
         return self._expect
 
@@ -388,12 +390,18 @@ class Inference:
                     del self._lifted_at[cell]  # a dropout, not a piece lifted
                 else:
                     self._set_back.add(cell)
+        for cell, value in change:
+            if value and not expect.current.get(cell):
+                self._filled_at.setdefault(cell, now)
+        for cell in [c for c in self._filled_at if not sensed.get(c)]:
+            del self._filled_at[cell]  # filled for a moment only: a touch, a slide
         if not changed - uncertain:
             return Pending()
         stable = now - self._since
 
         found: list[_Explanation] = []
-        new = self._matching(expect, change, uncertain)
+        new = [s for s in self._matching(expect, change, uncertain)
+               if not self._arrived_first(s, change)]
         leftovers: frozenset[str] = frozenset()
         if not new:
             new, leftovers = self._with_leftovers(expect, change, sensed)
@@ -417,11 +425,17 @@ class Inference:
         cost = min(e.cost for e in found)
         best = self._by_first_lift(game, [e for e in found if e.cost == cost])
         lifted = frozenset(c for c, v in change if not v)
-        off = len(lifted) > sum(1 for _, v in change if v)  # fewer pieces on the board
+        placed = sum(1 for _, v in change if v)
+        off = len(lifted) > placed  # fewer pieces on the board
         hold = self.settle
-        if off and best[0].kind != "new":
-            hold = max(self.settle, LIFT_HOLD)  # the piece may still be in a hand
         chosen = best[0]
+        if off and chosen.kind != "new":
+            hold = max(self.settle, LIFT_HOLD)  # the piece may still be in a hand
+        elif (len(best) == 1 and chosen.kind == "takeback" and chosen.plies <= window
+              and placed > len(lifted)):
+            # A removed piece put back by the player who removed it: they may take
+            # another one instead (an amendment, not an undo and a new removal).
+            hold = max(self.settle, LIFT_HOLD)
         if len(best) == 1 and chosen.kind == "new" and len(chosen.seqs) == 1 and not leftovers:
             self._candidate = self._as_played(expect, chosen.seqs[0])
         if stable < hold:
@@ -468,6 +482,33 @@ class Inference:
         if new_origins == {first} and first != undo_origin:
             return [e for e in best if e.kind == "new"]
         return best
+
+    def _arrived_first(self, seq: Seq, change: Change, replaced: Seq = ()) -> bool:
+        """Whether ``seq`` would have a piece arrive before it left, which no hand does.
+
+        ``seq`` is one action that carries a piece from the first cell its notation names
+        to the last (a slide, a flight), or, replacing the one action ``replaced``, one that
+        puts the piece that action put down on another cell (an amendment). If the sensor
+        saw the arrival cell filled, and filled ever since, before the departure cell was
+        first seen empty, two pieces were handled (a removed man put back, then another
+        one taken), not one carried.
+        """
+        if len(seq) != 1 or len(replaced) > 1 or len(change) != 2:
+            return False
+        named = _NOTATION_CELL.findall(str(seq[0]))
+        if replaced:
+            before = _NOTATION_CELL.findall(str(replaced[0]))
+            if not before or not named:
+                return False
+            src, dst = before[-1], named[-1]
+        elif len(named) == 2:
+            src, dst = named
+        else:
+            return False
+        if {(src, ""), dst} != {(c, "") if not v else c for c, v in change}:
+            return False
+        arrived, left = self._filled_at.get(dst), self._lifted_at.get(src)
+        return arrived is not None and left is not None and arrived < left - GLITCH
 
     def _overtaken(self, game: Game[Any], expect: Expectations, sensed: dict[str, str],
                    previous: Seq) -> Accepted | None:
@@ -567,19 +608,35 @@ class Inference:
                 break
             undone = tuple(game.history[-k:])
             change = change_between(base.current, self._sensed(base, sensed))
-            seqs = [s for s in base.by_change.get(change, []) if s != undone]
+            moved = change_between(expect.current, sensed)
+            seqs = [s for s in base.by_change.get(change, [])
+                    if s != undone and not self._arrived_first(s, moved, undone)]
             emptied = {c for c, v in change_between(base.current, expect.current) if not v}
             arriving = {c for c, v in change_between(expect.current, sensed) if v}
-            if seqs and arriving <= emptied and self._movable_lifted(expect, sensed):
+            if seqs and arriving <= emptied and self._movable_lifted(expect, sensed) and (
+                    not self._put_back_first(arriving, sensed, expect)):
                 # Pieces appear only where the replaced actions took some off, and a piece
                 # the player to move may move is off its cell: that player is on the way
-                # (set down one cell off for a moment), not the last mover swapping a removal.
+                # (set down one cell off for a moment), not the last mover swapping a removal
+                # (unless the pieces were put back before that piece was lifted).
                 seqs = []
             if seqs:
                 shortest = min(len(s) for s in seqs)
                 found.append(_Explanation("amend", k + shortest,
                                           tuple(s for s in seqs if len(s) == shortest), k))
         return found
+
+    def _put_back_first(self, arriving: set[str], sensed: dict[str, str],
+                        expect: Expectations) -> bool:
+        """Whether every piece that arrived was seen there, and there ever since, before
+        any piece now off its cell was first seen lifted: nothing was carried."""
+        lifted = [c for c, v in change_between(expect.current, sensed) if not v]
+        times = [self._filled_at.get(c) for c in arriving]
+        left = [self._lifted_at.get(c) for c in lifted]
+        if not times or not left or None in times or None in left:
+            return False
+        return max(t for t in times if t is not None) < min(
+            t for t in left if t is not None) - GLITCH
 
     @staticmethod
     def _movable_lifted(expect: Expectations, sensed: dict[str, str]) -> bool:

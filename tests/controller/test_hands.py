@@ -332,6 +332,50 @@ def test_a_removal_taken_back_in_the_moving_phase_is_not_flagged() -> None:
     assert t.played == ["d7-a7", "xg1"] and t.flags == 0 and "illegal" not in t.kinds()
 
 
+def moving_phase_mill() -> Table:
+    """White, in the moving phase, about to close a1-a4-a7 with d7-a7."""
+    game = new_game("morris")
+    board = dict.fromkeys(game.view(), "")
+    board.update(a1="W", a4="W", d7="W", f4="W", b2="B", d5="B", e3="B", g1="B")
+    game.set_position({"board": board, "hand": [0, 0], "to_move": 0})
+    return Table(game)
+
+
+def test_a_removed_man_held_then_put_back_and_another_taken_is_one_removal() -> None:
+    t = moving_phase_mill()
+    t.hands((0.0, "d7", ""), (0.2, "a7", "W"))
+    t.hands((0.0, "d5", ""), (0.6, "d5", "B"), then=0.5)  # held 0.6 s, then put back
+    t.hands((0.0, "g1", ""))  # and the man White meant
+    assert t.played == ["d7-a7", "xg1"]
+    assert t.kinds() == ["action", "action", "amend"] and t.flags == 0
+
+
+def test_a_removed_man_put_back_for_good_is_taken_back() -> None:
+    t = moving_phase_mill()
+    t.hands((0.0, "d7", ""), (0.2, "a7", "W"))
+    t.hands((0.0, "d5", ""), (0.6, "d5", "B"), then=2.0)
+    assert t.played == ["d7-a7"] and t.kinds() == ["action", "action", "undo"]
+    assert t.flags == 0
+
+
+@pytest.mark.parametrize("mill_first", [True, False])
+def test_a_mill_that_takes_the_man_just_placed_is_not_a_correction_of_it(
+    mill_first: bool,
+) -> None:
+    t = Table(new_game("morris"))
+    t.play("a1", "e3", "g7", "e5")
+    t.hands((0.0, "d5", "W"))
+    # Black closes e3-e4-e5 and takes the man White just put on d5. Read as it ends, that
+    # is also White moving the d5 man on to e4; only the order tells them apart.
+    steps = [(0.0, "e4", "B"), (0.15, "d5", "")] if mill_first else [
+        (0.0, "d5", ""), (0.5, "e4", "B")]
+    t.hands(*steps)
+    if mill_first:  # e4 was down before d5 was lifted: two men, Black's mill
+        assert t.played[-3:] == ["d5", "e4", "xd5"] and t.kinds() == ["action"] * 3
+    else:  # a man carried from d5 to e4 is as likely: the board asks
+        assert isinstance(t.session.result, Ambiguous) and t.played[-1] == "d5"
+
+
 def test_a_man_set_down_where_a_removed_man_stood_is_the_next_players_move() -> None:
     game = new_game("morris")
     board = dict.fromkeys(game.view(), "")
