@@ -300,6 +300,9 @@ class Inference:
         self._lifted_at: dict[str, float] = {}  # cells seen empty since the position changed
         self._set_back: set[str] = set()  # cells lifted and then filled again
         self._filled_at: dict[str, float] = {}  # empty cells of the position, since filled
+        # How many actions back the board has already shown, held for the settle time: a
+        # takeback made one action at a time (each step a position of the game).
+        self._shown_back = 0
         # The one new action the reading explained, and the one the reading before did: a
         # next reading that is a legal reply to it confirms it before it settled.
         self._candidate: Seq | None = None
@@ -316,6 +319,7 @@ class Inference:
             self._lifted_at = {}
             self._set_back = set()
             self._filled_at = {}
+            self._shown_back = 0
             self._candidate = self._previous = None  # they were actions of another position
         return self._expect
 
@@ -395,9 +399,9 @@ class Inference:
                 self._filled_at.setdefault(cell, now)
         for cell in [c for c in self._filled_at if not sensed.get(c)]:
             del self._filled_at[cell]  # filled for a moment only: a touch, a slide
+        stable = now - self._since
         if not changed - uncertain:
             return Pending()
-        stable = now - self._since
 
         found: list[_Explanation] = []
         new = [s for s in self._matching(expect, change, uncertain)
@@ -409,12 +413,18 @@ class Inference:
             shortest = min(len(seq) for seq in new)  # a move, not a silent action and a reply
             found.append(_Explanation("new", shortest,
                                       tuple(s for s in new if len(s) == shortest)))
+        shown = self._shown_back
         for plies, earlier in enumerate(expect.earlier, 1):
             if change_between(earlier, sensed) <= {(c, sensed[c]) for c in uncertain}:
-                found.append(_Explanation("takeback", plies, plies=plies))
+                # The steps back the board already showed are not counted again.
+                cost = plies - shown if plies > shown else plies
+                found.append(_Explanation("takeback", cost, plies=plies))
+                pieces_off = sum(1 for _, v in change if not v) > sum(1 for _, v in change if v)
+                if stable >= (max(self.settle, LIFT_HOLD) if pieces_off else self.settle):
+                    self._shown_back = max(shown, plies)  # as long as a takeback waits
                 break
-        if window and min((e.cost for e in found), default=99) > 1:
-            found += self._amendments(game, sensed, window)
+        if window and (shown or min((e.cost for e in found), default=99) > 1):
+            found += self._amendments(game, sensed, window, shown)
         if not found:
             if self._previous is not None:
                 overtaken = self._overtaken(game, expect, sensed, self._previous)
@@ -598,14 +608,19 @@ class Inference:
             self._bases[k] = Expectations.of(probe, self.capability)
         return self._seen(self._bases[k])
 
-    def _amendments(self, game: Game[Any], sensed: dict[str, str], window: int) -> (
-            list[_Explanation]):
+    def _amendments(self, game: Game[Any], sensed: dict[str, str], window: int,
+                    shown: int = 0) -> list[_Explanation]:
+        """Amendments of the last ``window`` actions; none that replaces fewer actions
+        than the board has already shown taken back (``shown``), and those steps back are
+        not counted again."""
         expect = self._seen(self.expectations(game))
         found = []
         for k in range(1, window + 1):
             base = self._base(game, k)
             if base is None:
                 break
+            if k < shown:
+                continue
             undone = tuple(game.history[-k:])
             change = change_between(base.current, self._sensed(base, sensed))
             moved = change_between(expect.current, sensed)
@@ -622,7 +637,7 @@ class Inference:
                 seqs = []
             if seqs:
                 shortest = min(len(s) for s in seqs)
-                found.append(_Explanation("amend", k + shortest,
+                found.append(_Explanation("amend", k - min(k, shown) + shortest,
                                           tuple(s for s in seqs if len(s) == shortest), k))
         return found
 
