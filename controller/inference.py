@@ -300,9 +300,11 @@ class Inference:
         self._lifted_at: dict[str, float] = {}  # cells seen empty since the position changed
         self._set_back: set[str] = set()  # cells lifted and then filled again
         self._filled_at: dict[str, float] = {}  # empty cells of the position, since filled
-        # How many actions back the board has already shown, held for the settle time: a
-        # takeback made one action at a time (each step a position of the game).
+        # How many actions back an earlier reading showed, held as long as a takeback
+        # waits: a takeback made one action at a time (each step a position of the game).
+        # ``_showing``: the same for the reading in hand, counted once the reading changes.
         self._shown_back = 0
+        self._showing = 0
         # The one new action the reading explained, and the one the reading before did: a
         # next reading that is a legal reply to it confirms it before it settled.
         self._candidate: Seq | None = None
@@ -319,7 +321,7 @@ class Inference:
             self._lifted_at = {}
             self._set_back = set()
             self._filled_at = {}
-            self._shown_back = 0
+            self._shown_back = self._showing = 0
             self._candidate = self._previous = None  # they were actions of another position
         return self._expect
 
@@ -347,6 +349,7 @@ class Inference:
             reading = dict(cells)
             if reading != self._reading or uncertain != self._uncertain:
                 self._reading, self._uncertain, self._since = reading, uncertain, now
+                self._shown_back, self._showing = max(self._shown_back, self._showing), 0
                 self._previous, self._candidate = self._candidate, None
         if self._reading is None:
             return Pending()
@@ -421,7 +424,7 @@ class Inference:
                 found.append(_Explanation("takeback", cost, plies=plies))
                 pieces_off = sum(1 for _, v in change if not v) > sum(1 for _, v in change if v)
                 if stable >= (max(self.settle, LIFT_HOLD) if pieces_off else self.settle):
-                    self._shown_back = max(shown, plies)  # as long as a takeback waits
+                    self._showing = plies  # as long as a takeback waits
                 break
         if window and (shown or min((e.cost for e in found), default=99) > 1):
             found += self._amendments(game, sensed, window, shown)

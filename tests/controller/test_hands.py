@@ -546,6 +546,43 @@ def test_the_tile_the_opponent_just_added_moved_by_the_player_to_move() -> None:
 
 
 # ------------------------------------------------------------------ takebacks by hand
+def test_a_quinque_takeback_of_three_actions_one_at_a_time() -> None:
+    game = new_game("quinque")
+    t = Table(game)
+    t.play("m 1,1", "t 0,-1", "0,0>0,-2", "0,-2>-1,-1", "-1,-1>0,0")  # the tile, twice
+    views = [_view_after(game, len(game.history) - k) for k in (2, 1, 0)]
+    t.hands(*_steps(t.board, _view_after(game, None, "m 1,-2")))  # the opponent marks
+    assert t.played[-1] == "m 1,-2"
+    # Taken back one action at a time: the mark (off for 0.8 s: it may still be in a
+    # hand), then the tile back along its way, held a second (that could also be the
+    # opponent moving it back instead of marking: the board asks), then on. Once done,
+    # the board is also the opponent's mark replaced by moving the tile straight back (an
+    # amendment of one action, cheaper than undoing three); the position shown on the way
+    # says it is the takeback.
+    for view, hold in zip(reversed(views), (0.8, 1.1, 1.5), strict=True):
+        t.hands(*_steps(t.board, view), then=hold)
+    assert t.played == ["m 1,1", "t 0,-1", "0,0>0,-2"] and t.kinds()[1:] == ["undo"] * 3
+
+
+def _view_after(game: Game[Any], ply: int | None, *more: str) -> dict[str, str]:
+    """The identity view of ``game`` at ``ply`` (None: now), then ``more`` actions."""
+    probe = game.copy()
+    while ply is not None and len(probe.history) > ply:
+        probe.undo()
+    for text in more:
+        probe.apply(probe.parse_move(text))
+    view: dict[str, str] = probe.view("identity")
+    return view
+
+
+def _steps(board: dict[str, str], view: dict[str, str]) -> list[tuple[float, str, str]]:
+    """Raw changes from ``board`` to ``view``: pieces off first, then pieces on."""
+    off = [(0.01, c, "") for c in sorted(board) if board[c] and view.get(c, "") != board[c]]
+    on = [(0.01, c, v) for c, v in sorted(view.items()) if v and board.get(c, "") != v]
+    return off + on
+
+
+
 @pytest.mark.parametrize("plies", [1, 2, 3])
 def test_takebacks_of_one_to_three_moves_by_hand(plies: int) -> None:
     game = morris_moving()
