@@ -504,7 +504,8 @@ class Inference:
         puts the piece that action put down on another cell (an amendment). If the sensor
         saw the arrival cell filled, and filled ever since, before the departure cell was
         first seen empty, two pieces were handled (a removed man put back, then another
-        one taken), not one carried.
+        one taken), not one carried. "Before" means by the settle time at least: a finger
+        brushing the arrival cell just before the piece comes is not a piece there.
         """
         if len(seq) != 1 or len(replaced) > 1 or len(change) != 2:
             return False
@@ -521,7 +522,7 @@ class Inference:
         if {(src, ""), dst} != {(c, "") if not v else c for c, v in change}:
             return False
         arrived, left = self._filled_at.get(dst), self._lifted_at.get(src)
-        return arrived is not None and left is not None and arrived < left - GLITCH
+        return arrived is not None and left is not None and arrived <= left - self.settle
 
     def _overtaken(self, game: Game[Any], expect: Expectations, sensed: dict[str, str],
                    previous: Seq) -> Accepted | None:
@@ -646,15 +647,16 @@ class Inference:
 
     def _put_back_first(self, arriving: set[str], sensed: dict[str, str],
                         expect: Expectations) -> bool:
-        """Whether every piece that arrived was seen there, and there ever since, before
-        any piece now off its cell was first seen lifted: nothing was carried."""
+        """Whether every piece that arrived was seen there, and there ever since, the
+        settle time before any piece now off its cell was first seen lifted: nothing was
+        carried."""
         lifted = [c for c, v in change_between(expect.current, sensed) if not v]
         times = [self._filled_at.get(c) for c in arriving]
         left = [self._lifted_at.get(c) for c in lifted]
         if not times or not left or None in times or None in left:
             return False
-        return max(t for t in times if t is not None) < min(
-            t for t in left if t is not None) - GLITCH
+        return max(t for t in times if t is not None) <= min(
+            t for t in left if t is not None) - self.settle
 
     @staticmethod
     def _movable_lifted(expect: Expectations, sensed: dict[str, str]) -> bool:
