@@ -436,7 +436,7 @@ class Inference:
             return self._unexplained(expect, change, changed, now, window, game, sensed)
 
         cost = min(e.cost for e in found)
-        best = self._by_first_lift(game, [e for e in found if e.cost == cost])
+        best = self._by_first_lift(game, expect, [e for e in found if e.cost == cost])
         lifted = frozenset(c for c, v in change if not v)
         placed = sum(1 for _, v in change if v)
         off = len(lifted) > placed  # fewer pieces on the board
@@ -466,7 +466,8 @@ class Inference:
             self.leftovers.update({c: reading.get(c, "") for c in leftovers})
         return Accepted(seq, changed, leftovers)
 
-    def _by_first_lift(self, game: Game[Any], best: list[_Explanation]) -> list[_Explanation]:
+    def _by_first_lift(self, game: Game[Any], expect: Expectations,
+                       best: list[_Explanation]) -> list[_Explanation]:
         """Of a new action and a takeback that explain the reading equally, the one whose
         piece the sensor saw lifted first, when it saw that.
 
@@ -483,7 +484,8 @@ class Inference:
             return best
         named = _NOTATION_CELL.findall(str(game.history[-1]))
         undo_origin = named[-1] if named else None
-        new_origins = {_origin(seq) for e in best if e.kind == "new" for seq in e.seqs}
+        new_origins = {_origin(option) for e in best if e.kind == "new" for seq in e.seqs
+                       for option in expect.equivalent.get(seq, [seq])}  # the same push
         watched = new_origins | {undo_origin}
         seen = sorted((at, c) for c, at in self._lifted_at.items() if c in watched)
         if undo_origin is None or None in new_origins or not seen or (
@@ -492,7 +494,7 @@ class Inference:
         first = seen[0][1]
         if first == undo_origin and first not in new_origins:
             return [takeback]
-        if new_origins == {first} and first != undo_origin:
+        if first in new_origins and first != undo_origin:
             return [e for e in best if e.kind == "new"]
         return best
 

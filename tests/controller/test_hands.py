@@ -501,6 +501,34 @@ def test_a_push_back_and_a_reply_are_told_apart_by_the_cube_lifted_first(
         assert t.played[-2:] == ["e4>e5", "e4>e5"] and t.kinds() == ["action"]
 
 
+# A bench game: after its last push, c1>e1 and d1>e1 both undo it on the board.
+BLANK_PUSHES = (
+    "a2>e2", "a5>a1", "a3>e3", "a4>e4", "a3>a1", "c5>a5", "d1>d5", "e4>a4", "c1>a1", "e4>e1",
+    "b1>a1", "b5>b1", "e4>e1", "d1>d5", "e4>a4", "a2>e2", "c1>e1", "e5>e1", "e4>a4", "e4>e5",
+    "e4>e5", "a3>a5", "a3>a1", "e1>a1", "b1>a1", "c5>c1", "a1>a5", "e4>e5", "e2>a2", "a4>a5",
+    "a1>e1", "a1>a5", "a3>a1", "c5>e5", "d1>a1", "a4>a5", "e1>e5", "b5>a5", "d1>e1", "d5>e5",
+    "d5>d1", "e5>e1", "a1>e1", "a4>a1", "a3>a5", "d5>d1", "e4>a4", "d1>e1",
+)
+
+
+@pytest.mark.parametrize("first", ["d1", "e1"])
+def test_a_reply_that_has_an_equivalent_push_is_told_from_a_takeback(first: str) -> None:
+    t = Table(new_game("quixo"))
+    t.play(*BLANK_PUSHES[:-1])
+    before = dict(t.board)
+    t.play(BLANK_PUSHES[-1])
+    assert {c for c in before if before[c] != t.board[c]} == {"d1", "e1"}
+    # The reply d1>e1 (the same position as c1>e1) takes out d1 first; pushing d1>e1
+    # back takes out e1 first.
+    then = "e1" if first == "d1" else "d1"
+    t.hands((0.0, first, ""), (0.03, then, ""), (0.2, "d1", before["d1"]),
+            (0.02, "e1", before["e1"]))
+    if first == "d1":
+        assert t.played[-2:] == ["d1>e1", "d1>e1"] and t.kinds() == ["action"]
+    else:
+        assert t.played[-1] == BLANK_PUSHES[-2] and t.kinds() == ["undo"]
+
+
 def test_a_push_back_lifted_in_one_reading_is_ambiguous() -> None:
     t, before, _ = push_back_position()
     t.hands((0.0, "e5", ""), (0.0, "e4", ""), (0.2, "e4", before["e4"]),
