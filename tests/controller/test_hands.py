@@ -18,7 +18,15 @@ from tavola.hardware.hands import Raw, settled
 from tavola.hardware.layout import Layout
 from tavola.hardware.sim import SimSensor
 from tavola.inference import Ambiguous
-from tavola.record import ActionEntry, AmendEntry, Entry, Record, StartEntry, replay
+from tavola.record import (
+    ActionEntry,
+    AmendEntry,
+    Entry,
+    Record,
+    ResultEntry,
+    StartEntry,
+    replay,
+)
 from tavola.session import Session
 from tests.positions import morris_moving_phase
 
@@ -234,8 +242,9 @@ def test_the_result_of_a_winning_piece_left_in_place_is_journaled_after_the_grac
     assert t.kinds() == ["action"] and t.session.game.outcome() is not None
     t.hands(then=CFG.grace)
     assert t.kinds() == ["action", "result"]
-    result = t.entries[-1]
-    assert result.mono == pytest.approx(t.entries[0].mono)  # dated when the game was won
+    action, result = t.entries
+    assert isinstance(action, ActionEntry) and isinstance(result, ResultEntry)
+    assert result.mono == pytest.approx(action.mono)  # dated when the game was won
     replayed = replay(Record(HEADER_TESSERE, (*set_up("G@a1", "YG@e5", "GB@e1"), *t.entries)))
     assert replayed.game.outcome() is not None and replayed.result is not None
 
