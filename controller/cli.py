@@ -164,9 +164,9 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from tavola.export import export_text
+    from tavola.export import export_record
 
-    print(export_text(_journal(args).load(args.id)), end="")
+    print(export_record(_journal(args).load(args.id)), end="")
     return 0
 
 
@@ -249,7 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_selftest)
 
     for name, helptext, func in (("games", "list the finished games", _cmd_games),
-                                 ("export", "print a finished game in its notation",
+                                 ("export", "print a finished game in its standard "
+                                  "notation (PDN for draughts)",
                                   _cmd_export)):
         p = sub.add_parser(name, help=helptext)
         if name == "export":

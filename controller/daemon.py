@@ -43,6 +43,7 @@ from tavola.record import (
     replay,
 )
 from tavola.session import Effects, Session, StartupError, check_startup
+from tavola.web.referee import pending_correction  # no aiohttp: the journal's entries only
 
 if TYPE_CHECKING:
     from tavola.web.server import WebServer
@@ -60,6 +61,7 @@ c3, bounce d4, knock c3 d4, noise, unplug, replug; 'help all' lists all of them)
   undo        take back the last action        resign, draw   end the game
   hint        light the legal moves in blue    status         show the state
   new         start a new game                 help all       the simulator's commands too
+  seats       the seat pages' QR codes (with [web] on)
   quit        stop the daemon (the game is kept and resumes at the next start)"""
 FIRST_SCREEN = ("Type sensor events (d2, lift d2, place d4, d2-d4) or commands (status, "
                 "undo, help); help lists them.")
@@ -125,6 +127,8 @@ class Daemon:
                 except (StartupError, LayoutError) as exc:
                     self._abandon_unresumable(record.id, game, exc)
                 else:
+                    # A referee's correction the board may not show yet waits for it still.
+                    self.session.restoring = pending_correction(record)
                     self._say(f"Resumed {game.name} game {record.id} at ply "
                               f"{len(game.history)}.")
                     if game.name != self.config.game.name:
@@ -314,6 +318,10 @@ class Daemon:
         if self.session.game.hidden_information:
             for line in self.web.seat_urls():
                 self._say(f"Seat page of {line}")
+            if self.out is None:  # headless (systemd): into the log, for journalctl
+                log.info("Seat pages' QR codes:\n%s", self.web.seat_qr_text())
+            else:
+                self._say("Type seats for their QR codes.")
 
     def apply(self, fx: Effects) -> None:
         """Apply effects from outside the loop's own inputs (the referee console)."""
@@ -452,6 +460,8 @@ class Daemon:
                 self._start_new_game()
             elif word == "status":
                 self._answer(self.session.status())
+            elif word == "seats" and self.web is not None:
+                self._answer(self.web.seat_qr_text())
             elif word == "help" and rest in ("all", "sim"):
                 language = getattr(self.sensor, "type_line", None)
                 self._answer(CONSOLE_HELP + ("\n" + language("help") if language else ""))

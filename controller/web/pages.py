@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
-from tavola.web.referee import RESULT_KINDS, Incident
+from tavola.web.referee import REFEREE, RESULT_KINDS, Incident
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:1em;background:#faf7f0;color:#222}
@@ -20,6 +21,7 @@ main{display:flex;flex-wrap:wrap;gap:1.5em} main>div:last-child{flex:1 1 16em}
 #status{font-weight:bold} .muted{color:#666} ol{max-height:20em;overflow:auto}
 .cell.last .led{stroke-dasharray:8 4}
 form{margin:.3em 0} fieldset{margin:.5em 0} .msg{background:#ffd;padding:.4em}
+#seats{display:flex;flex-wrap:wrap;gap:1em} .seat svg{background:#fff}
 table{border-collapse:collapse} td,th{border:1px solid #ccc;padding:.2em .5em}
 """
 
@@ -108,9 +110,28 @@ def _player_select(players: list[str], name: str) -> str:
     return f'<select name="{name}">{options}</select>'
 
 
+def _seats_html(seats: Sequence[tuple[str, str, str]]) -> str:
+    if not seats:
+        return ""
+    figures = "".join(
+        f'<figure class="seat">{svg}<figcaption>{escape(name)}: <a href="{escape(link)}">'
+        f'{escape(link)}</a></figcaption></figure>' for name, link, svg in seats)
+    return (f'<h2>Seat pages</h2><p class="muted">Each player scans their own code (it '
+            f'opens their cards and hint button); keep the others private.</p>'
+            f'<div id="seats">{figures}</div>')
+
+
+def _who(players: list[str], player: int) -> str:
+    if player == REFEREE:
+        return "referee"
+    return players[player] if 0 <= player < len(players) else str(player)
+
+
 def console_page(state: dict[str, Any], csrf: str, who: str, log: list[Incident],
-                 nonce: str, message: str = "") -> str:
-    """``/referee`` with a session: the state, the actions, the incident log."""
+                 nonce: str, message: str = "",
+                 seats: Sequence[tuple[str, str, str]] = ()) -> str:
+    """``/referee`` with a session: the state, the actions, the incident log, and each
+    seat's page as (player, address, QR code as inline SVG made by :mod:`tavola.web.qr`)."""
     players: list[str] = state["players"]
     reason = ' <input name="reason" placeholder="reason" maxlength="200">'
     plies = len(state["moves"])
@@ -118,6 +139,9 @@ def console_page(state: dict[str, Any], csrf: str, who: str, log: list[Incident]
         _form(csrf, "play", '<input name="move" placeholder="intended move">', "Play move"),
         _form(csrf, "undo", f'<input name="ply" type="number" min="0" max="{max(0, plies - 1)}"'
               f' value="{max(0, plies - 1)}">{reason}', "Undo to ply"),
+        _form(csrf, "correct", f'from ply <input name="ply" type="number" min="0" '
+              f'max="{plies}" value="{max(0, plies - 1)}"> play <input name="moves" '
+              f'placeholder="intended move(s)">{reason}', "Correct"),
         _form(csrf, "clock", _player_select(players, "player") +
               ' <input name="seconds" type="number" step="any" value="30">' + reason,
               "Add seconds"),
@@ -132,17 +156,19 @@ def console_page(state: dict[str, Any], csrf: str, who: str, log: list[Incident]
     count_text = ", ".join(f"{escape(p)}: {counts.get(n, 0)}" for n, p in enumerate(players))
     rows = "".join(
         f"<tr><td>{datetime.fromtimestamp(i.wall, UTC):%H:%M:%S}</td>"
-        f"<td>{escape(players[i.player] if 0 <= i.player < len(players) else str(i.player))}"
+        f"<td>{escape(_who(players, i.player))}"
         f"</td><td>{escape(i.what)}</td></tr>" for i in log)
     msg = f'<p class="msg" id="message">{escape(message)}</p>' if message else ""
     body = (f'<h1>Referee console</h1><p class="muted">Logged in as {escape(who)}. '
             f'<form method="post" action="/referee/logout"><input type="hidden" name="csrf" '
             f'value="{escape(csrf)}"><button>Log out</button></form></p>{msg}'
             f'{_state_html(state)}<h2>Actions</h2>{actions}'
-            f'<p><a href="/referee/record">Download the record (JSON lines)</a></p>'
-            f'<h2>Illegal moves and takebacks</h2><p id="counts">{count_text}</p>'
+            f'<p>Download the record: <a href="/referee/record">in its notation</a> '
+            f'(PDN for draughts, with the clocks and the referee\'s entries), '
+            f'<a href="/referee/record?format=jsonl">as journaled (JSON lines)</a></p>'
+            f'<h2>Illegal moves, takebacks and corrections</h2><p id="counts">{count_text}</p>'
             f'<table id="incidents"><tr><th>time (UTC)</th><th>player</th><th>what</th></tr>'
-            f'{rows}</table>')
+            f'{rows}</table>{_seats_html(seats)}')
     return _page("tavola referee", body, nonce, "/events")
 
 

@@ -205,6 +205,14 @@ def test_a_win_lights_the_winning_line_gold() -> None:
     assert kinds(fx) == ["result"] and fx.finished is not None
 
 
+def test_a_typed_move_that_wins_is_recorded_with_its_result_at_once() -> None:
+    s = tessere_session("warn")
+    for text in ("G@a1", "YG@e5", "GB@e1"):
+        s.game.apply(s.game.parse_move(text))
+    fx = s.command("RYGB@a5", 1.0, 1.0)  # typed on purpose: no correction to wait for
+    assert kinds(fx) == ["action", "result"] and fx.finished is not None
+
+
 def test_commands_undo_resign_and_typed_moves() -> None:
     s = morris_session()
     assert s.command("nonsense", 0.0, 0.0).log[0].startswith("Not understood")
