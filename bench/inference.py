@@ -23,7 +23,9 @@ the next player acts, the record is compared with what was played. Printed per g
   action to the journal entry that records it.
 
 After a divergence the session is set to the true game and play goes on, so every action
-is scored. Deterministic for a seed.
+is scored. Deterministic for a seed and a fixed ``PYTHONHASHSEED`` (the hash seed orders
+some legal-move lists). A hand-made takeback takes up first the piece the action undone
+put down (a push is pushed back from its far end).
 """
 
 from __future__ import annotations

@@ -11,18 +11,25 @@ a capture chain). A reading is then *explained* in one of three ways:
   while the next player has not acted yet (a piece set one cell off and moved on).
 
 The explanation with the fewest actions wins: a new action counts its actions, a takeback
-the actions it undoes, an amendment the actions it undoes plus those it plays. A new action
-of the player to move is looked for first and an amendment only when nothing cheaper
-explains the board, so a piece the opponent just placed and the player to move now moves
-is that player's move. Two explanations of different kinds at the same cost are
-**Ambiguous**: the board cannot tell, the LEDs show it and the player resolves it at the
-console (typing the move, or ``undo``); nothing is ever chosen silently.
+the actions it undoes, an amendment the actions it undoes plus those it plays; positions a
+takeback made one action at a time already showed (held as long as a takeback waits) are
+not counted again. A new action of the player to move is looked for first and an amendment
+only when nothing cheaper explains the board, so a piece the opponent just placed and the
+player to move now moves is that player's move. Two explanations of different kinds at the
+same cost are **Ambiguous**: the board cannot tell, the LEDs show it and the player
+resolves it at the console (typing the move, or ``undo``); nothing is ever chosen
+silently. The board can tell when the sensor saw it: a new action and a takeback are told
+apart by the cell emptied first (a piece leaves its cell before anything moves into it),
+and a piece is never read as carried to a cell that held a piece for the settle time
+before it left.
 
 An explanation is confirmed only once the reading has been unchanged for ``settle``
 seconds: a piece slid across the board rests on free cells on its way, a finger brushes a
 neighbour, a reed switch drops out under a resting piece. Where a piece is off the board and
 could still be in a hand (a takeback that lifted a piece, a captured man lifted before the
-jump), the reading must hold for :data:`LIFT_HOLD` instead. Until then it is:
+jump), the reading must hold for :data:`LIFT_HOLD` instead, and so must a removed piece
+put back by the player who removed it (they may take another: an amendment). Until then
+it is:
 
 - **Pending**: a known intermediate (a piece lifted, a captured piece removed first, half a
   push) with ``targets`` where the lifted pieces may go; or no change at all; or a reading
