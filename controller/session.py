@@ -198,12 +198,16 @@ class Session:
 
     # ----------------------------------------------------------------- inputs
     def start(self, now: float, wall: float) -> Effects:
-        """The first frame; the clock starts (or resumes) for the player to move."""
+        """The first frame; the clock starts (or resumes) for the player to move. A game
+        resumed over (the daemon stopped while its result was held: a journaled result
+        files the game) has its result journaled after the grace time."""
         if self.clock is not None and self.game.outcome() is None:
             if self.clock.turn is None:
                 self.clock.start(self.game.current_player, now)
             else:
                 self.clock.resume(now)
+        if self.game.outcome() is not None and self._ending is None:
+            self._ending = (now, wall)
         return self._show(now, force=True) + Effects(status=self.status())
 
     def on_snapshot(

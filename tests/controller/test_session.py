@@ -213,6 +213,16 @@ def test_a_typed_move_that_wins_is_recorded_with_its_result_at_once() -> None:
     assert kinds(fx) == ["action", "result"] and fx.finished is not None
 
 
+def test_a_game_resumed_over_without_its_result_gets_it_after_the_grace_time() -> None:
+    s = tessere_session("warn")
+    for text in ("G@a1", "YG@e5", "GB@e1", "RYGB@a5"):  # the daemon stopped in the hold
+        s.game.apply(s.game.parse_move(text))
+    s.start(10.0, 10.0)
+    assert s.tick(11.0, 11.0).journal == ()
+    fx = s.tick(11.6, 11.6)
+    assert kinds(fx) == ["result"] and fx.finished is not None
+
+
 def test_commands_undo_resign_and_typed_moves() -> None:
     s = morris_session()
     assert s.command("nonsense", 0.0, 0.0).log[0].startswith("Not understood")
