@@ -8,6 +8,7 @@ the traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Sequence
@@ -86,7 +87,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     overrides: dict[str, str | None] = {
         "game": args.game, "variant": args.variant, "sensor": args.sensor, "leds": args.leds,
-        "journal.directory": args.journal}
+        "journal.directory": args.journal, "game.opponent": args.opponent,
+        "game.opponent_level": args.level,
+        "game.opponent_side": None if args.ai_plays is None else str(args.ai_plays)}
     for key, value in _params(args.param).items():  # checked by the game, like the config's
         overrides[f"game.params.{key}"] = value
     config = load_config(args.config, os.environ, overrides)
@@ -170,6 +173,28 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_event(args: argparse.Namespace) -> int:
+    import asyncio
+    import os
+
+    from tavola.config import load_config
+
+    overrides = {"event.event": args.event, "event.broker": args.broker,
+                 "event.console_listen": args.listen}
+    config = load_config(args.config, os.environ, overrides)
+    if not config.event.event:
+        raise ValueError("name the event: [event] event = \"club-2026-11\" in the config, "
+                         "or --event club-2026-11")
+    try:
+        from tavola.event.console import serve
+    except ImportError as exc:
+        raise ValueError(f"tavola event needs aiomqtt and aiohttp ({exc}): "
+                         f"pip install 'tavola[event]'") from None
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(config.event, config.web.pin))
+    return 0
+
+
 def _cmd_endgames(args: argparse.Namespace) -> int:
     import time
 
@@ -227,6 +252,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                    help="a game parameter (repeatable), e.g. -p players=4; overrides "
                    "[game.params]")
+    p.add_argument("--opponent", choices=("ai",),
+                   help="the computer plays one side; its moves are shown on the board")
+    p.add_argument("--level", help="override [game] opponent_level: beginner, club, strongest")
+    p.add_argument("--ai-plays", type=int, metavar="PLAYER",
+                   help="override [game] opponent_side: the player the computer plays (0 first)")
     p.add_argument("--script", help="simulator: a file of sensor events to play")
     p.add_argument("--resume", metavar="ID", help="go on with a game kept unfinished when "
                    "another was asked for (its id is in the message that kept it)")
@@ -289,6 +319,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tables", default="3v3,3v4,4v3", help="which material, e.g. 3v3")
     p.add_argument("-v", "--verbose", action="store_true", help="show every sweep")
     p.set_defaults(func=_cmd_endgames)
+
+    p = sub.add_parser("event", help="the arbiter's console of a club event: every table "
+                       "live from the MQTT broker, referee actions, results (docs/event.md)")
+    p.add_argument("--config", type=Path, help="a TOML config with [event] (the broker, the "
+                   "arbiter's account) and [web] pin (default: $TAVOLA_CONFIG)")
+    p.add_argument("--event", help="override [event] event")
+    p.add_argument("--broker", help="override [event] broker, HOST:PORT")
+    p.add_argument("--listen", help="override [event] console_listen, HOST:PORT")
+    p.set_defaults(func=_cmd_event)
 
     p = sub.add_parser("rules", help="list the games, their parameters and variants")
     p.add_argument("game", nargs="?")

@@ -531,7 +531,8 @@ class Inference:
         if {(src, ""), dst} != {(c, "") if not v else c for c, v in change}:
             return False
         arrived, left = self._filled_at.get(dst), self._lifted_at.get(src)
-        return arrived is not None and left is not None and arrived <= left - self.settle
+        return arrived is not None and left is not None and (
+            arrived < left - max(self.settle, GLITCH))  # not the same reading
 
     def _overtaken(self, game: Game[Any], expect: Expectations, sensed: dict[str, str],
                    previous: Seq) -> Accepted | None:
@@ -664,8 +665,8 @@ class Inference:
         left = [self._lifted_at.get(c) for c in lifted]
         if not times or not left or None in times or None in left:
             return False
-        return max(t for t in times if t is not None) <= min(
-            t for t in left if t is not None) - self.settle
+        return max(t for t in times if t is not None) < min(
+            t for t in left if t is not None) - max(self.settle, GLITCH)
 
     @staticmethod
     def _movable_lifted(expect: Expectations, sensed: dict[str, str]) -> bool:
