@@ -830,11 +830,30 @@ def _event(values: dict[str, Any], layers: _Layers, env: Mapping[str, str],
         raise ConfigError(f"{where('username')}: event.username is empty but a password is "
                           f"set; name the broker account (e.g. username = \"7\")")
     ca = values["ca_file"]
+    ca_file = _path(ca, env, base, layers.get("event", "ca_file")) if ca else None
+    if ca_file is not None:
+        _check_ca(ca_file, where("ca_file"))
     return EventConfig(
-        values["enabled"], *addresses["broker"], values["tls"],
-        _path(ca, env, base, layers.get("event", "ca_file")) if ca else None,
+        values["enabled"], *addresses["broker"], values["tls"], ca_file,
         values["username"], password, values["event"], values["table"],
         *addresses["console_listen"])
+
+
+def _check_ca(path: Path, where: str) -> None:
+    """The CA file loads as TLS trust (read now, not at the first connection)."""
+    import ssl  # only for this check
+
+    try:
+        ssl.create_default_context(cafile=str(path))
+    except OSError as exc:
+        if isinstance(exc, ssl.SSLError):
+            raise ConfigError(f"{where}: event.ca_file = {str(path)!r}: is not a PEM "
+                              f"certificate ({exc.reason}); name the CA certificate that "
+                              f"signed the broker's (e.g. ca_file = \"/etc/tavola/event-ca.crt\")"
+                              ) from None
+        raise ConfigError(f"{where}: event.ca_file = {str(path)!r}: cannot be read "
+                          f"({exc.strerror or exc}); copy the CA certificate that signed the "
+                          f"broker's there") from None
 
 
 def _path(value: str, env: Mapping[str, str], base: Path | None, setting: _Setting | None) -> Path:

@@ -266,7 +266,7 @@ class Daemon:
             game, self.layout, self.sensor.capability, cells=self.layout.cells,
             policy=cfg.game.policy, hints=cfg.game.hints, settle=cfg.inference.settle,
             grace=cfg.inference.grace, clock=clock, last_clock_write=self.clock(),
-            hinting=cfg.hints, computer=cfg.game.opponent,
+            hinting=cfg.hints, computer=cfg.game.opponent, seat_pages=cfg.web.enabled,
         )
 
     # ----------------------------------------------------------------- running

@@ -170,7 +170,10 @@ class UndoEntry:
 @dataclass(frozen=True)
 class RefereeEntry:
     """The referee's ``action`` (``undo to 3``, ``clock +30 White``...) by ``who``, with
-    the ``reason`` given; nothing is replayed from it (the entries after it are)."""
+    the ``reason`` given; nothing is replayed from it (the entries after it are).
+    ``command``: the id of the club event's ``cmd`` that asked for it (docs/event.md), so
+    that a board restarted from its journal still applies each command once; ``""`` (and
+    absent from older records) for the board's own console."""
 
     TYPE: ClassVar[str] = "referee"
     action: str
@@ -178,17 +181,22 @@ class RefereeEntry:
     reason: str
     wall: float
     mono: float
+    command: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of this line."""
-        return {"type": self.TYPE, "action": self.action, "who": self.who,
-                "reason": self.reason, "wall": self.wall, "mono": self.mono}
+        out: dict[str, Any] = {"type": self.TYPE, "action": self.action, "who": self.who,
+                               "reason": self.reason, "wall": self.wall, "mono": self.mono}
+        if self.command:
+            out["command"] = self.command
+        return out
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> RefereeEntry:
         """The entry from its JSON object."""
         return cls(str(d["action"]), str(d.get("who", "")), str(d.get("reason", "")),
-                   float(d.get("wall", 0.0)), float(d.get("mono", 0.0)))
+                   float(d.get("wall", 0.0)), float(d.get("mono", 0.0)),
+                   str(d.get("command", "")))
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,12 @@ Referee policies (``[game] policy``):
 Under ``teaching``, ``hints`` (on by default) lets a player ask: the command ``hint`` (or
 the hint gesture, the hint cell, the seat page's button) asks the engine for the best turn
 of the player to move and lights its cells blue until the game leaves it; asked again, the
-next best, up to ``[hints] per_turn``. Under ``arbiter`` hints are off unless the referee
-allows them (``[hints] arbiter``, or :meth:`Session.allow_hints`). ``hints = false`` turns
-both the white targets and ``hint`` off (docs/config.md).
+next best, up to ``[hints] per_turn``. In a game with hidden information (private hands)
+the hint would tell everyone what the player holds: it goes to that player's seat page
+only (:meth:`Session.seat_hint`), and without seat pages (``seat_pages``) it is refused.
+Under ``arbiter`` hints are off unless the referee allows them (``[hints] arbiter``, or
+:meth:`Session.allow_hints`). ``hints = false`` turns both the white targets and ``hint``
+off (docs/config.md).
 
 The engine is asked, never run, here: an input that needs it returns a
 :class:`~tavola.hints.Search` in :attr:`Effects.searches`; the daemon runs it off its loop
@@ -187,6 +190,7 @@ class Session:
         last_clock_write: float | None = None,
         hinting: HintSettings | None = None,
         computer: ComputerPlayer | None = None,
+        seat_pages: bool = False,
     ) -> None:
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
@@ -200,6 +204,7 @@ class Session:
                 f"game.opponent_side = {computer.side}: {game.name} has players 0 to "
                 f"{game.num_players - 1} ({', '.join(game.player_names)}); choose one of them")
         self.computer = computer
+        self.seat_pages = seat_pages  # the web's seat pages are on: a private hint goes there
         self.referee_allows_hints = self.hinting.arbiter
         if self.hinting.cell and (self.hinting.cell not in getattr(layout, "sensed", ())
                                   or self.hinting.cell in game.view()):
@@ -555,6 +560,30 @@ class Session:
         when the referee allows them."""
         return self.hints and (self.policy == "teaching" or self.referee_allows_hints)
 
+    @property
+    def private_hints(self) -> bool:
+        """Whether a hint must stay with the player who asked: in a game with hidden
+        information (the contract's ``hidden_information``: private hands), the hinted move
+        tells what that player holds, so it never lights the shared board or the status
+        line; only that player's seat page shows it (:meth:`seat_hint`)."""
+        return self.game.hidden_information
+
+    @property
+    def hints_on_board(self) -> bool:
+        """Whether the hint on display lights the board and names itself in the status."""
+        return self.hints_allowed and not self.private_hints
+
+    def seat_hint(self, seat: int) -> tuple[str, frozenset[str]] | None:
+        """The private hint for ``seat``'s page: (its text, the cells still to play) while
+        ``seat`` is to move and the game follows it; None for anyone else, in an open game
+        (whose hint is on the board) or when there is none."""
+        hint = self.help.hint
+        if (not self.private_hints or not self.hints_allowed or hint is None
+                or seat != self.game.current_player or self.game.outcome() is not None):
+            return None
+        cells = hint.remaining(self.game.history)
+        return None if cells is None else (hint.text, cells.all)
+
     def allow_hints(self, allowed: bool, now: float) -> Effects:
         """The referee allows (or forbids again) hints under the arbiter policy."""
         self.referee_allows_hints = allowed
@@ -575,6 +604,10 @@ class Session:
             return Effects(log=("The game is over.",))
         if self._computer_to_move():
             return Effects(log=(self._computer_says(),))
+        if self.private_hints and not self.seat_pages:
+            return Effects(log=(f"Hints in {game.name} need the seat page (the hint would "
+                                f"show the hidden cards to everyone): turn on the web, "
+                                f"[web] enabled = true.",))
         at = tuple(game.history)
         given = self.help.this_turn(game)
         if len(given) >= settings.per_turn:
@@ -587,7 +620,8 @@ class Session:
                         settings.seconds, seed=len(at),
                         exclude=self.help.still_open(at))
         who = game.player_names[game.current_player]
-        return Effects(searches=(search,), log=(f"Looking for a hint for {who}...",))
+        where = f"; it goes to {who}'s seat page only" if self.private_hints else ""
+        return Effects(searches=(search,), log=(f"Looking for a hint for {who}{where}...",))
 
     def _hint_asked_on_board(self, cells: Mapping[str, str], now: float) -> Effects:
         """The hint gesture (one piece lifted and put back twice within a second), or a
@@ -672,7 +706,10 @@ class Session:
             mover = search.game.current_player
             what = "threw away a won position" if verdict.threw_win else (
                 f"lost {verdict.loss / 100:.1f} men")
-            text = f"{game.player_names[mover]} {what}; better was {best.text}"
+            # With hidden hands the better turn names a card the mover held: the journal
+            # keeps it for the arbiter, the shared status does not.
+            better = "" if self.private_hints else f"; better was {best.text}"
+            text = f"{game.player_names[mover]} {what}{better}"
             self.help.review = Review(tuple(game.history),
                                        turn_cells(search.game, search.played).all, text)
             entry = HintEntry("review", mover, len(search.at), tuple(map(str, best.turn)),
@@ -692,7 +729,9 @@ class Session:
             self.help.given, self.help.hint = given, shown
             entry = HintEntry("hint", player, len(game.history), tuple(map(str, best.turn)),
                               wall, now, len(given), best.score)
-            log = f"Hint {len(given)} for {game.player_names[player]}: {best.text}"
+            who = game.player_names[player]
+            log = (f"Hint {len(given)} for {who} sent to {who}'s seat page."
+                   if self.private_hints else f"Hint {len(given)} for {who}: {best.text}")
         return Effects(journal=(entry,), log=(log,)) + self._show(now, force=True) + Effects(
             status=self.status())
 
@@ -988,7 +1027,7 @@ class Session:
             return Scene(unrecorded=True)
         base = self.help.scene(Scene(last_move=self.last_move,
                                      disconnected=self.disconnected is not None),
-                               game.history, self.hints_allowed)
+                               game.history, self.hints_on_board)
         if game.outcome() is not None:
             return replace(base, winning=frozenset(game.winning_cells()))
         if self.clock is not None:
@@ -1058,7 +1097,7 @@ class Session:
                     + ["undo"] * bool(self.result.takeback))
                 text += f", ambiguous: type {options}"
             text += self.help.status(game.history, self._computer_to_move(),
-                                     self.hints_allowed)
+                                     self.hints_on_board)
             clocks = self.clock_text(self._now)
             if clocks:
                 text += f", {clocks}"

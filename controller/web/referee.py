@@ -51,6 +51,7 @@ class Request:
     action: str
     fields: Mapping[str, str]
     who: str
+    command: str = ""  # a club event's command id, journaled with the action (docs/event.md)
 
 
 def perform(host: Host, request: Request) -> str:
@@ -61,7 +62,8 @@ def perform(host: Host, request: Request) -> str:
     action = request.action
     try:
         if action == "new":
-            host.new_game(RefereeEntry("new game", request.who, reason, wall, now))
+            host.new_game(RefereeEntry("new game", request.who, reason, wall, now,
+                                      request.command))
             return "New game started."
         if action == "hints":  # under the arbiter policy, hints only when allowed here
             allowed = fields.get("allow", "") == "on"
@@ -100,7 +102,8 @@ def perform(host: Host, request: Request) -> str:
             return f"Unknown action {action!r}; actions are {', '.join(ACTIONS)}."
     except ValueError as exc:
         return f"Refused: {exc}"
-    return _journaled(host, fx, RefereeEntry(what, request.who, reason, wall, now))
+    return _journaled(host, fx, RefereeEntry(what, request.who, reason, wall, now,
+                                              request.command))
 
 
 def _journaled(host: Host, fx: Effects, note: RefereeEntry) -> str:

@@ -176,7 +176,8 @@ class WebServer:
         session = self.board.session
         players = min(session.game.num_players, MAX_SEATS)
         self.hub.publish(public_state(session, self.board.layout, now, self.board.sensor),
-                         [seat_state(session, n) for n in range(players)])
+                         [seat_state(session, n, self.board.layout, now)
+                          for n in range(players)])
 
     # ----------------------------------------------------------------- pages
     async def live(self, request: web.Request) -> web.Response:

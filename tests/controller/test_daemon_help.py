@@ -121,3 +121,15 @@ def test_tavola_run_plays_the_computer_from_its_flags(tmp_path: Path) -> None:
         proc.wait(10)
     shown = [e for e in lines if e["type"] == "hint"]
     assert shown and shown[0]["kind"] == "computer" and shown[0]["player"] == 0
+
+
+def test_without_the_web_a_hint_of_hidden_cards_is_refused_at_the_console(
+        tmp_path: Path) -> None:
+    daemon = daemon_for(tmp_path, game="sequence-kids")
+
+    async def ask(d: Daemon) -> None:
+        d.console_line("hint")
+        await until(lambda: any("need the seat page" in line for line in d._log_tail))
+        assert d.session.help.hint is None and not blue(d)
+
+    run(daemon, ask)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from tavola import ai
 from tavola.ai import ScoredTurn
 from tavola.feedback import BLUE, CYAN, GREEN, OFF, RED
 from tavola.games import Game, legal_turns, new_game
@@ -347,3 +348,67 @@ def test_the_hint_limit_counts_the_whole_turn_not_each_action() -> None:
     see(s, reading(s.game, b2=""), 6.0)
     see(s, reading(s.game, g7="#"), 8.0)  # a new turn: a fresh count
     assert s.command("hint", 9.0, 9.0).searches
+
+
+SEQUENCE = Layout.for_game("sequence-kids")
+
+
+def sequence_session(seat_pages: bool) -> Session:
+    game = new_game("sequence-kids", seed=7)
+    s = Session(game, SEQUENCE, "identity", cells=SEQUENCE.cells, settle=0.25, grace=1.5,
+                hinting=HintSettings(nodes=200, seconds=None), seat_pages=seat_pages)
+    s.start(0.0, 0.0)
+    return s
+
+
+def test_a_hint_of_a_hidden_hand_goes_to_the_seat_page_only() -> None:
+    s = sequence_session(seat_pages=True)
+    game = s.game
+    assert game.hidden_information  # the contract says so: no name is looked at
+    asked = s.command("hint", 1.0, 1.0)
+    assert asked.searches and "seat page" in asked.log[0]
+    fx = answered(s, asked, 1.0)
+    entry, = hints_of(fx)  # the journal still records it, for the arbiter
+    assert entry.kind == "hint" and entry.player == 0
+    frame = s.frame(1.0)
+    blue = {c for c in SEQUENCE.cells if frame[SEQUENCE.led_of(c)] == BLUE}
+    assert blue == set()  # nothing on the shared board
+    move = entry.moves[0]
+    assert move not in s.status() and all(move not in line for line in fx.log)
+    assert "Red's seat page" in " ".join(fx.log)
+    shown = s.seat_hint(0)
+    assert shown is not None
+    text, cells = shown
+    assert move in text and cells and cells <= set(SEQUENCE.cells)
+    assert s.seat_hint(1) is None  # another seat never gets it
+
+
+def test_without_seat_pages_a_hidden_hand_gets_no_hint() -> None:
+    s = sequence_session(seat_pages=False)
+    fx = s.command("hint", 1.0, 1.0)
+    assert fx.searches == () and fx.journal == ()
+    assert "need the seat page" in fx.log[0] and "[web] enabled" in fx.log[0]
+
+
+def test_an_open_game_still_lights_its_hint_for_everyone() -> None:
+    s = session(mill_threat())
+    answered(s, s.command("hint", 1.0, 1.0), 1.0)
+    assert lit(s, BLUE) and s.seat_hint(s.game.current_player) is None
+
+
+def test_a_blunder_in_a_hidden_hand_game_does_not_name_the_better_card() -> None:
+    game = new_game("sequence-kids", seed=7)
+    s = Session(game, SEQUENCE, "identity", cells=SEQUENCE.cells, settle=0.25, grace=1.5,
+                hinting=HintSettings(nodes=200, seconds=None, feedback=True),
+                seat_pages=True)
+    s.start(0.0, 0.0)
+    played, better = game.legal_moves()[:2]
+    fx = s.command(str(played), 1.0, 1.0)
+    review, = [q for q in fx.searches if q.purpose == "review"]
+    best = ScoredTurn((better,), 500, str(better))
+    verdict = ai.Verdict(0, best, 500, True, False)
+    out = s.on_answer(Answer(review, best, verdict), 2.0, 2.0)
+    entry, = hints_of(out)
+    assert entry.kind == "review" and entry.moves == (str(better),)  # for the arbiter
+    assert "lost 5.0" in s.status() and str(better) not in s.status()
+    assert all(str(better) not in line for line in out.log)
