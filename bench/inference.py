@@ -23,7 +23,9 @@ the next player acts, the record is compared with what was played. Printed per g
   action to the journal entry that records it.
 
 After a divergence the session is set to the true game and play goes on, so every action
-is scored. Deterministic for a seed.
+is scored. Deterministic for a seed and a fixed ``PYTHONHASHSEED`` (the hash seed orders
+some legal-move lists). A hand-made takeback takes up first the piece the action undone
+put down (a push is pushed back from its far end).
 """
 
 from __future__ import annotations
@@ -191,9 +193,11 @@ class Table:
             return 0
         for i in range(n):
             before = truth.view("identity")
-            truth.undo()
+            undone = truth.undo()
             self.silent.pop()
-            self.hands.move(before, truth.view("identity"), quiet=True)
+            # The piece the action put down is taken up first (a push is pushed back).
+            self.hands.move(before, truth.view("identity"), quiet=True,
+                            first=_last_cell(undone))
             if i < n - 1:
                 self.hands.wait(self.hands.draw((0.4, 1.0)))
         self.tally.takebacks += 1
@@ -383,6 +387,12 @@ def _first_cell(move: Any) -> str | None:
     """The first cell a move's notation names (its origin: ``c3`` of ``c3xe5``)."""
     m = _CELL.search(str(move))
     return m[0] if m else None
+
+
+def _last_cell(move: Any) -> str | None:
+    """The last cell a move's notation names (where it put its piece: ``e1`` of ``a1>e1``)."""
+    found = _CELL.findall(str(move))
+    return found[-1] if found else None
 
 
 def play(name: str, options: dict[str, Any], seed: int, habits: Habits | None = None,

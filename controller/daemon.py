@@ -426,6 +426,7 @@ class Daemon:
         sensed = {c: snapshot.cells.get(c, "") for c in start}
         if sensed != start or start == game.view(self.sensor.capability):
             return False
+        self._apply(self.session.conclude(self.clock(), self.wall()))  # a result held
         self._start_new_game(fresh)
         return True
 
@@ -631,6 +632,7 @@ class Daemon:
                     pass
 
     def _shutdown(self) -> None:
+        self._apply(self.session.conclude(self.clock(), self.wall()))  # a result held
         self.notifier.stopping()
         now, wall = self.clock(), self.wall()
         clock = self.session.clock

@@ -11,18 +11,25 @@ a capture chain). A reading is then *explained* in one of three ways:
   while the next player has not acted yet (a piece set one cell off and moved on).
 
 The explanation with the fewest actions wins: a new action counts its actions, a takeback
-the actions it undoes, an amendment the actions it undoes plus those it plays. A new action
-of the player to move is looked for first and an amendment only when nothing cheaper
-explains the board, so a piece the opponent just placed and the player to move now moves
-is that player's move. Two explanations of different kinds at the same cost are
-**Ambiguous**: the board cannot tell, the LEDs show it and the player resolves it at the
-console (typing the move, or ``undo``); nothing is ever chosen silently.
+the actions it undoes, an amendment the actions it undoes plus those it plays; positions a
+takeback made one action at a time already showed (held as long as a takeback waits) are
+not counted again. A new action of the player to move is looked for first and an amendment
+only when nothing cheaper explains the board, so a piece the opponent just placed and the
+player to move now moves is that player's move. Two explanations of different kinds at the
+same cost are **Ambiguous**: the board cannot tell, the LEDs show it and the player
+resolves it at the console (typing the move, or ``undo``); nothing is ever chosen
+silently. The board can tell when the sensor saw it: a new action and a takeback are told
+apart by the cell emptied first (a piece leaves its cell before anything moves into it),
+and a piece is never read as carried to a cell that held a piece for the settle time
+before it left.
 
 An explanation is confirmed only once the reading has been unchanged for ``settle``
 seconds: a piece slid across the board rests on free cells on its way, a finger brushes a
 neighbour, a reed switch drops out under a resting piece. Where a piece is off the board and
 could still be in a hand (a takeback that lifted a piece, a captured man lifted before the
-jump), the reading must hold for :data:`LIFT_HOLD` instead. Until then it is:
+jump), the reading must hold for :data:`LIFT_HOLD` instead, and so must a removed piece
+put back by the player who removed it (they may take another: an amendment). Until then
+it is:
 
 - **Pending**: a known intermediate (a piece lifted, a captured piece removed first, half a
   push) with ``targets`` where the lifted pieces may go; or no change at all; or a reading
@@ -299,6 +306,12 @@ class Inference:
         self._since = 0.0  # when the current reading was first seen
         self._lifted_at: dict[str, float] = {}  # cells seen empty since the position changed
         self._set_back: set[str] = set()  # cells lifted and then filled again
+        self._filled_at: dict[str, float] = {}  # empty cells of the position, since filled
+        # How many actions back an earlier reading showed, held as long as a takeback
+        # waits: a takeback made one action at a time (each step a position of the game).
+        # ``_showing``: the same for the reading in hand, counted once the reading changes.
+        self._shown_back = 0
+        self._showing = 0
         # The one new action the reading explained, and the one the reading before did: a
         # next reading that is a legal reply to it confirms it before it settled.
         self._candidate: Seq | None = None
@@ -314,6 +327,8 @@ class Inference:
             self._bases = {}
             self._lifted_at = {}
             self._set_back = set()
+            self._filled_at = {}
+            self._shown_back = self._showing = 0
             self._candidate = self._previous = None  # they were actions of another position
         return self._expect
 
@@ -341,6 +356,7 @@ class Inference:
             reading = dict(cells)
             if reading != self._reading or uncertain != self._uncertain:
                 self._reading, self._uncertain, self._since = reading, uncertain, now
+                self._shown_back, self._showing = max(self._shown_back, self._showing), 0
                 self._previous, self._candidate = self._candidate, None
         if self._reading is None:
             return Pending()
@@ -388,12 +404,18 @@ class Inference:
                     del self._lifted_at[cell]  # a dropout, not a piece lifted
                 else:
                     self._set_back.add(cell)
+        for cell, value in change:
+            if value and not expect.current.get(cell):
+                self._filled_at.setdefault(cell, now)
+        for cell in [c for c in self._filled_at if not sensed.get(c)]:
+            del self._filled_at[cell]  # filled for a moment only: a touch, a slide
+        stable = now - self._since
         if not changed - uncertain:
             return Pending()
-        stable = now - self._since
 
         found: list[_Explanation] = []
-        new = self._matching(expect, change, uncertain)
+        new = [s for s in self._matching(expect, change, uncertain)
+               if not self._arrived_first(s, change)]
         leftovers: frozenset[str] = frozenset()
         if not new:
             new, leftovers = self._with_leftovers(expect, change, sensed)
@@ -401,12 +423,18 @@ class Inference:
             shortest = min(len(seq) for seq in new)  # a move, not a silent action and a reply
             found.append(_Explanation("new", shortest,
                                       tuple(s for s in new if len(s) == shortest)))
+        shown = self._shown_back
         for plies, earlier in enumerate(expect.earlier, 1):
             if change_between(earlier, sensed) <= {(c, sensed[c]) for c in uncertain}:
-                found.append(_Explanation("takeback", plies, plies=plies))
+                # The steps back the board already showed are not counted again.
+                cost = plies - shown if plies > shown else plies
+                found.append(_Explanation("takeback", cost, plies=plies))
+                pieces_off = sum(1 for _, v in change if not v) > sum(1 for _, v in change if v)
+                if stable >= (max(self.settle, LIFT_HOLD) if pieces_off else self.settle):
+                    self._showing = plies  # as long as a takeback waits
                 break
-        if window and min((e.cost for e in found), default=99) > 1:
-            found += self._amendments(game, sensed, window)
+        if window and (shown or min((e.cost for e in found), default=99) > 1):
+            found += self._amendments(game, sensed, window, shown)
         if not found:
             if self._previous is not None:
                 overtaken = self._overtaken(game, expect, sensed, self._previous)
@@ -415,13 +443,19 @@ class Inference:
             return self._unexplained(expect, change, changed, now, window, game, sensed)
 
         cost = min(e.cost for e in found)
-        best = [e for e in found if e.cost == cost]
+        best = self._by_first_lift(game, expect, [e for e in found if e.cost == cost])
         lifted = frozenset(c for c, v in change if not v)
-        off = len(lifted) > sum(1 for _, v in change if v)  # fewer pieces on the board
+        placed = sum(1 for _, v in change if v)
+        off = len(lifted) > placed  # fewer pieces on the board
         hold = self.settle
-        if off and best[0].kind != "new":
-            hold = max(self.settle, LIFT_HOLD)  # the piece may still be in a hand
         chosen = best[0]
+        if off and chosen.kind != "new":
+            hold = max(self.settle, LIFT_HOLD)  # the piece may still be in a hand
+        elif (len(best) == 1 and chosen.kind == "takeback" and chosen.plies <= window
+              and placed > len(lifted)):
+            # A removed piece put back by the player who removed it: they may take
+            # another one instead (an amendment, not an undo and a new removal).
+            hold = max(self.settle, LIFT_HOLD)
         if len(best) == 1 and chosen.kind == "new" and len(chosen.seqs) == 1 and not leftovers:
             self._candidate = self._as_played(expect, chosen.seqs[0])
         if stable < hold:
@@ -438,6 +472,67 @@ class Inference:
         if leftovers:
             self.leftovers.update({c: reading.get(c, "") for c in leftovers})
         return Accepted(seq, changed, leftovers)
+
+    def _by_first_lift(self, game: Game[Any], expect: Expectations,
+                       best: list[_Explanation]) -> list[_Explanation]:
+        """Of a new action and a takeback that explain the reading equally, the one whose
+        piece the sensor saw lifted first, when it saw that.
+
+        A piece leaves its cell before anything moves into it: a Quixo push empties the
+        cell of the cube taken (its origin) first, and pushing the last push back empties
+        the cell that push filled (the last cell its notation names) first. When the
+        first cell seen empty is the origin of one explanation and not of the other, the
+        board has told them apart; otherwise (emptied in the same reading, never emptied,
+        one origin for both) they stay ambiguous.
+        """
+        kinds = {e.kind for e in best}
+        takeback = next((e for e in best if e.kind == "takeback"), None)
+        if kinds != {"new", "takeback"} or takeback is None or takeback.plies != 1:
+            return best
+        named = _NOTATION_CELL.findall(str(game.history[-1]))
+        undo_origin = named[-1] if named else None
+        new_origins = {_origin(option) for e in best if e.kind == "new" for seq in e.seqs
+                       for option in expect.equivalent.get(seq, [seq])}  # the same push
+        watched = new_origins | {undo_origin}
+        seen = sorted((at, c) for c, at in self._lifted_at.items() if c in watched)
+        if undo_origin is None or None in new_origins or not seen or (
+                len(seen) > 1 and seen[0][0] == seen[1][0]):
+            return best
+        first = seen[0][1]
+        if first == undo_origin and first not in new_origins:
+            return [takeback]
+        if first in new_origins and first != undo_origin:
+            return [e for e in best if e.kind == "new"]
+        return best
+
+    def _arrived_first(self, seq: Seq, change: Change, replaced: Seq = ()) -> bool:
+        """Whether ``seq`` would have a piece arrive before it left, which no hand does.
+
+        ``seq`` is one action that carries a piece from the first cell its notation names
+        to the last (a slide, a flight), or, replacing the one action ``replaced``, one that
+        puts the piece that action put down on another cell (an amendment). If the sensor
+        saw the arrival cell filled, and filled ever since, before the departure cell was
+        first seen empty, two pieces were handled (a removed man put back, then another
+        one taken), not one carried. "Before" means by the settle time at least: a finger
+        brushing the arrival cell just before the piece comes is not a piece there.
+        """
+        if len(seq) != 1 or len(replaced) > 1 or len(change) != 2:
+            return False
+        named = _NOTATION_CELL.findall(str(seq[0]))
+        if replaced:
+            before = _NOTATION_CELL.findall(str(replaced[0]))
+            if not before or not named:
+                return False
+            src, dst = before[-1], named[-1]
+        elif len(named) == 2:
+            src, dst = named
+        else:
+            return False
+        if {(src, ""), dst} != {(c, "") if not v else c for c, v in change}:
+            return False
+        arrived, left = self._filled_at.get(dst), self._lifted_at.get(src)
+        return arrived is not None and left is not None and (
+            arrived < left - max(self.settle, GLITCH))  # not the same reading
 
     def _overtaken(self, game: Game[Any], expect: Expectations, sensed: dict[str, str],
                    previous: Seq) -> Accepted | None:
@@ -527,29 +622,51 @@ class Inference:
             self._bases[k] = Expectations.of(probe, self.capability)
         return self._seen(self._bases[k])
 
-    def _amendments(self, game: Game[Any], sensed: dict[str, str], window: int) -> (
-            list[_Explanation]):
+    def _amendments(self, game: Game[Any], sensed: dict[str, str], window: int,
+                    shown: int = 0) -> list[_Explanation]:
+        """Amendments of the last ``window`` actions; none that replaces fewer actions
+        than the board has already shown taken back (``shown``), and those steps back are
+        not counted again."""
         expect = self._seen(self.expectations(game))
         found = []
         for k in range(1, window + 1):
             base = self._base(game, k)
             if base is None:
                 break
+            if k < shown:
+                continue
             undone = tuple(game.history[-k:])
             change = change_between(base.current, self._sensed(base, sensed))
-            seqs = [s for s in base.by_change.get(change, []) if s != undone]
+            moved = change_between(expect.current, sensed)
+            seqs = [s for s in base.by_change.get(change, [])
+                    if s != undone and not self._arrived_first(s, moved, undone)]
             emptied = {c for c, v in change_between(base.current, expect.current) if not v}
             arriving = {c for c, v in change_between(expect.current, sensed) if v}
-            if seqs and arriving <= emptied and self._movable_lifted(expect, sensed):
+            if seqs and arriving <= emptied and self._movable_lifted(expect, sensed) and (
+                    not self._put_back_first(arriving, sensed, expect)):
                 # Pieces appear only where the replaced actions took some off, and a piece
                 # the player to move may move is off its cell: that player is on the way
-                # (set down one cell off for a moment), not the last mover swapping a removal.
+                # (set down one cell off for a moment), not the last mover swapping a removal
+                # (unless the pieces were put back before that piece was lifted).
                 seqs = []
             if seqs:
                 shortest = min(len(s) for s in seqs)
-                found.append(_Explanation("amend", k + shortest,
+                found.append(_Explanation("amend", k - min(k, shown) + shortest,
                                           tuple(s for s in seqs if len(s) == shortest), k))
         return found
+
+    def _put_back_first(self, arriving: set[str], sensed: dict[str, str],
+                        expect: Expectations) -> bool:
+        """Whether every piece that arrived was seen there, and there ever since, the
+        settle time before any piece now off its cell was first seen lifted: nothing was
+        carried."""
+        lifted = [c for c, v in change_between(expect.current, sensed) if not v]
+        times = [self._filled_at.get(c) for c in arriving]
+        left = [self._lifted_at.get(c) for c in lifted]
+        if not times or not left or None in times or None in left:
+            return False
+        return max(t for t in times if t is not None) < min(
+            t for t in left if t is not None) - max(self.settle, GLITCH)
 
     @staticmethod
     def _movable_lifted(expect: Expectations, sensed: dict[str, str]) -> bool:

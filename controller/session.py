@@ -143,6 +143,7 @@ class _Staged:
     last_clock_write: float | None
     last_frame: Frame | None
     window: tuple[int, int | None] = (0, None)  # the amendment window and its player
+    ending: tuple[float, float] | None = None  # the result held (see Session._ending)
     game: Game[Any] | None = None
     help: BoardHelp | None = None
     restoring: int | None = None
@@ -231,6 +232,10 @@ class Session:
         # corrected on the board because the next player has not acted yet.
         self.window = 0
         self._window_player: int | None = None
+        # The action that ended the game, when (now, wall): its result is held for the
+        # grace time so that the winner's last action can still be corrected like any
+        # other last action (a piece set one cell off), then journaled.
+        self._ending: tuple[float, float] | None = None
         self.unrecorded: str | None = None  # why the journal cannot be written, if it cannot
         self._staged: _Staged | None = None
         self.help = BoardHelp()
@@ -246,12 +251,16 @@ class Session:
 
     # ----------------------------------------------------------------- inputs
     def start(self, now: float, wall: float) -> Effects:
-        """The first frame; the clock starts (or resumes) for the player to move."""
+        """The first frame; the clock starts (or resumes) for the player to move. A game
+        resumed over (the daemon stopped while its result was held: a journaled result
+        files the game) has its result journaled after the grace time."""
         if self.clock is not None and self.game.outcome() is None:
             if self.clock.turn is None:
                 self.clock.start(self.game.current_player, now)
             else:
                 self.clock.resume(now)
+        if self.game.outcome() is not None and self._ending is None:
+            self._ending = (now, wall)
         return self._show(now, force=True) + Effects(status=self.status()) + self._think()
 
     def on_snapshot(
@@ -288,6 +297,8 @@ class Session:
             result = self.inference.update(self.game, None, now, window=self.window)
             if result != before:
                 fx += self._handle(result, now, wall)
+        if self._ending is not None and now - self._ending[0] >= self.inference.grace:
+            fx += self._release(now)
         if self.clock is not None and self.game.outcome() is None:
             fx += self._clock_events(self.clock.tick(now), now, wall)
         if self.clock is not None and self.game.outcome() is None and (
@@ -338,10 +349,18 @@ class Session:
             return Effects(log=(f"Illegal: {game.explain(move)}",))
         fx = self._accept((move,), frozenset(), now, wall)
         self.window = 0  # typed on purpose: not corrected by the board
+        if self._ending is not None:
+            fx += self._release(now)  # nor is its result held for a correction
         if self._sensed is not None:  # does the board already show it?
             fx += self._handle(self.inference.update(game, None, now, window=self.window),
                                now, wall)
         return fx + self._think()
+
+    def conclude(self, now: float, wall: float) -> Effects:
+        """Journal a result still held for a correction now: the players have moved on (the
+        next game is set up) or the daemon stops. Nothing when no result is held."""
+        self._stage()
+        return Effects() if self._ending is None else self._release(now)
 
     # ----------------------------------------------------------------- the referee
     def declare(self, outcome: Outcome, now: float, wall: float) -> Effects:
@@ -413,6 +432,8 @@ class Session:
         if intended:
             fx += self._accept(tuple(intended), frozenset(), now, wall)
         self.window = 0  # the referee's word: not amended from the board
+        if self._ending is not None:
+            fx += self._release(now)
         self.restoring = len(self.game.history) if self.game.outcome() is None else None
         if self._sensed is not None and self.game.outcome() is None:
             fx += self._handle(self.inference.update(self.game, None, now), now, wall)
@@ -496,6 +517,7 @@ class Session:
         self.flags = staged.flags
         self._mismatch_recorded = staged.mismatch_recorded
         self.window, self._window_player = staged.window
+        self._ending = staged.ending
         self._last_clock_write = staged.last_clock_write
         self._last_frame = staged.last_frame
         if staged.help is not None:
@@ -523,7 +545,7 @@ class Session:
         self._staged = _Staged(
             copy.deepcopy(self.clock), self.result, self.last_move, list(self.flags),
             self._mismatch_recorded, self._last_clock_write, self._last_frame,
-            (self.window, self._window_player), help=replace(self.help),
+            (self.window, self._window_player), self._ending, help=replace(self.help),
             restoring=self.restoring)
 
     def _touch_game(self) -> None:
@@ -768,9 +790,11 @@ class Session:
     # ----------------------------------------------------------------- decisions
     def _handle(self, result: Result, now: float, wall: float) -> Effects:
         if self.game.outcome() is not None:
-            # The game is over and filed: the players clear the board now. Nothing they do
-            # is a takeback or an error; setting up the start position begins a new game
-            # (the daemon's business).
+            if self._ending is not None and isinstance(result, Amended):
+                return self._amend(result, now, wall)  # the last action set one cell off
+            # The game is over: the players clear the board now. Nothing they do is a
+            # takeback or an error; setting up the start position begins a new game (the
+            # daemon's business).
             self.result = Pending()
             return self._show(now)
         if self.restoring is not None:
@@ -847,9 +871,8 @@ class Session:
             c for c, _ in change_between(before, game.view(self.capability)))
         self.result = Pending()
         fx = Effects(journal=tuple(entries), log=tuple(logs)) + reviews
-        outcome = game.outcome()
-        if outcome is not None:
-            fx += self._finish(outcome, now, wall, adjudicated=False)
+        if game.outcome() is not None:
+            self._ending = (now, wall)  # the result waits: see _release
         return fx + self._show(now, force=True) + Effects(status=self.status())
 
     def _clock_switch(self, now: float) -> None:
@@ -863,6 +886,7 @@ class Session:
         game = self.game
         self._touch_game()
         player_before = game.current_player
+        ended, self._ending = self._ending, None
         replaced = [game.undo() for _ in range(result.replaced)][::-1]
         player = game.current_player
         for move in result.moves:
@@ -872,6 +896,10 @@ class Session:
         if self.clock is not None:
             if game.outcome() is not None:
                 self.clock.pause(now)
+            elif ended is not None:  # the game goes on after all: the clocks run again
+                self.clock.resume(now)
+                if game.current_player != player:
+                    self._clock_switch(now)
             elif game.current_player != player_before:
                 self.clock.switch(game.current_player, now, completed=False)
             clock_state = self.clock.to_dict(now)
@@ -884,11 +912,20 @@ class Session:
                            len(game.history), wall, now, clock_state)
         self.last_move = result.cells
         self.result = Pending()
-        fx = Effects(journal=(entry,), log=tuple(logs))
-        outcome = game.outcome()
-        if outcome is not None:
-            fx += self._finish(outcome, now, wall, adjudicated=False)
-        return fx + self._show(now, force=True) + Effects(status=self.status())
+        if game.outcome() is not None:
+            self._ending = (now, wall)  # the result waits: see _release
+        return Effects(journal=(entry,), log=tuple(logs)) + self._show(
+            now, force=True) + Effects(status=self.status())
+
+    def _release(self, now: float) -> Effects:
+        """The grace time after the action that ended the game has passed with no
+        correction: the result is journaled, with the time of that action."""
+        assert self._ending is not None
+        outcome = self.game.outcome()
+        (ended, wall), self._ending = self._ending, None
+        if outcome is None:
+            return Effects()
+        return self._finish(outcome, ended, wall) + self._show(now, force=True)
 
     def _takeback(self, plies: int, now: float, wall: float, *, sensed: bool) -> Effects:
         game = self.game

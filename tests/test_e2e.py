@@ -152,7 +152,9 @@ def test_a_whole_game_through_the_simulator(stem: str, tmp_path: Path) -> None:
     winner, _, reason = header["result"].partition(" ")
     assert (outcome.winner, outcome.reason) == (None if winner == "draw" else int(winner),
                                                reason)
-    # The journal holds every action and the result; replaying it gives the same game.
+    # The journal holds every action and the result (written once the last action can no
+    # longer be corrected: the grace time); replaying it gives the same game.
+    board.run(board.session.inference.grace + 0.1)
     record = board.journal.load("e2e")
     assert [e.move for e in record.entries if isinstance(e, ActionEntry)] == board.played()
     assert len(board.played()) == len(moves)

@@ -18,7 +18,15 @@ from tavola.hardware.hands import Raw, settled
 from tavola.hardware.layout import Layout
 from tavola.hardware.sim import SimSensor
 from tavola.inference import Ambiguous
-from tavola.record import AmendEntry, Entry, Record, StartEntry, replay
+from tavola.record import (
+    ActionEntry,
+    AmendEntry,
+    Entry,
+    Record,
+    ResultEntry,
+    StartEntry,
+    replay,
+)
 from tavola.session import Session
 from tests.positions import morris_moving_phase
 
@@ -199,6 +207,62 @@ def test_a_tessere_piece_one_cell_off_that_completes_a_line_does_not_end_the_gam
     assert "result" not in t.kinds()
 
 
+@pytest.mark.parametrize("lift_off", [True, False])
+def test_a_winning_piece_resting_on_the_wrong_cell_then_moved_is_an_amendment(
+    lift_off: bool,
+) -> None:
+    t = Table(new_game("tessere"))
+    t.play("G@a1", "YG@e5", "GB@e1")  # RYGB on a5 would complete the corners
+    # It rests 1.2 s on a5 (accepted: the game is won), then goes to b5 after all,
+    # lifted off or slid over.
+    t.hands((0.0, "a5", "RYGB"), (1.2, "a5", ""), (0.15 if lift_off else 0.01, "b5", "RYGB"),
+            then=CFG.grace + 1.0)
+    assert t.played[-1] == "RYGB@b5" and t.session.game.outcome() is None
+    assert t.kinds() == ["action", "amend"] and t.flags == 0
+    assert not any(line.startswith("Game over") for line in t.logs)
+    replayed = replay(Record(HEADER_TESSERE, (*set_up("G@a1", "YG@e5", "GB@e1"), *t.entries)))
+    assert replayed.game.history == t.session.game.history and replayed.result is None
+
+
+def test_a_winning_piece_corrected_to_another_winning_cell_is_one_result() -> None:
+    t = Table(new_game("tessere"))
+    t.play("G@a1", "YG@e5", "GB@e1")
+    t.hands((0.0, "b5", "RYGB"), (1.2, "b5", ""), (0.15, "a5", "RYGB"), then=1.0)
+    assert t.played[-1] == "RYGB@a5" and t.kinds() == ["action", "amend"]
+    t.hands(then=3.0)  # the result waits for the grace time, then is journaled once
+    assert t.kinds() == ["action", "amend", "result"]
+    assert any(line.startswith("Game over") for line in t.logs)
+
+
+def test_the_result_of_a_winning_piece_left_in_place_is_journaled_after_the_grace_time(
+) -> None:
+    t = Table(new_game("tessere"))
+    t.play("G@a1", "YG@e5", "GB@e1")
+    t.hands((0.0, "a5", "RYGB"), then=1.0)
+    assert t.kinds() == ["action"] and t.session.game.outcome() is not None
+    t.hands(then=CFG.grace)
+    assert t.kinds() == ["action", "result"]
+    action, result = t.entries
+    assert isinstance(action, ActionEntry) and isinstance(result, ResultEntry)
+    assert result.mono == pytest.approx(action.mono)  # dated when the game was won
+    replayed = replay(Record(HEADER_TESSERE, (*set_up("G@a1", "YG@e5", "GB@e1"), *t.entries)))
+    assert replayed.game.outcome() is not None and replayed.result is not None
+
+
+HEADER_TESSERE = StartEntry.of(new_game("tessere"), game_id="x", wall=0.0)
+
+
+def set_up(*texts: str) -> tuple[ActionEntry, ...]:
+    """Journal entries for tessere actions played before a test's hands."""
+    game = new_game("tessere")
+    entries = []
+    for text in texts:
+        player = game.current_player
+        game.apply(game.parse_move(text))
+        entries.append(ActionEntry(text, player, len(game.history), 0.0, 0.0))
+    return tuple(entries)
+
+
 def test_the_correction_window_closes_when_the_next_player_acts() -> None:
     t = Table(new_game("morris"))
     t.hands((0.0, "d3", "W"))
@@ -275,6 +339,57 @@ def test_a_removal_taken_back_in_the_moving_phase_is_not_flagged() -> None:
     t.hands((0.0, "d5", "B"))  # put back: Black cannot place, so it is a takeback
     t.hands((0.0, "g1", ""))  # and the man White meant
     assert t.played == ["d7-a7", "xg1"] and t.flags == 0 and "illegal" not in t.kinds()
+
+
+def moving_phase_mill() -> Table:
+    """White, in the moving phase, about to close a1-a4-a7 with d7-a7."""
+    game = new_game("morris")
+    board = dict.fromkeys(game.view(), "")
+    board.update(a1="W", a4="W", d7="W", f4="W", b2="B", d5="B", e3="B", g1="B")
+    game.set_position({"board": board, "hand": [0, 0], "to_move": 0})
+    return Table(game)
+
+
+def test_a_removed_man_held_then_put_back_and_another_taken_is_one_removal() -> None:
+    t = moving_phase_mill()
+    t.hands((0.0, "d7", ""), (0.2, "a7", "W"))
+    t.hands((0.0, "d5", ""), (0.6, "d5", "B"), then=0.5)  # held 0.6 s, then put back
+    t.hands((0.0, "g1", ""))  # and the man White meant
+    assert t.played == ["d7-a7", "xg1"]
+    assert t.kinds() == ["action", "action", "amend"] and t.flags == 0
+
+
+def test_a_removed_man_put_back_for_good_is_taken_back() -> None:
+    t = moving_phase_mill()
+    t.hands((0.0, "d7", ""), (0.2, "a7", "W"))
+    t.hands((0.0, "d5", ""), (0.6, "d5", "B"), then=2.0)
+    assert t.played == ["d7-a7"] and t.kinds() == ["action", "action", "undo"]
+    assert t.flags == 0
+
+
+@pytest.mark.parametrize("steps", [
+    ((0.0, "d5", ""), (0.5, "e4", "B")),  # the man taken first
+    ((0.0, "e4", "B"), (0.15, "d5", "")),  # the mill first, and the man taken at once
+])
+def test_a_mill_that_takes_the_man_just_placed_or_that_man_moved_on_is_asked(
+    steps: tuple[tuple[float, str, str], ...],
+) -> None:
+    t = Table(new_game("morris"))
+    t.play("a1", "e3", "g7", "e5")
+    t.hands((0.0, "d5", "W"))
+    # Black closes e3-e4-e5 and takes the man White just put on d5; read as it ends, that
+    # is also White moving the d5 man on to e4 (a man brushing e4 just before would look
+    # the same): the board asks.
+    t.hands(*steps)
+    assert isinstance(t.session.result, Ambiguous) and t.played[-1] == "d5"
+
+
+def test_a_mill_left_to_settle_before_the_man_is_taken_is_two_actions() -> None:
+    t = Table(new_game("morris"))
+    t.play("a1", "e3", "g7", "e5")
+    t.hands((0.0, "d5", "W"))
+    t.hands((0.0, "e4", "B"), (0.5, "d5", ""))
+    assert t.played[-3:] == ["d5", "e4", "xd5"] and t.kinds() == ["action"] * 3
 
 
 def test_a_man_set_down_where_a_removed_man_stood_is_the_next_players_move() -> None:
@@ -368,6 +483,69 @@ def test_a_quixo_push_put_back_is_a_takeback() -> None:
     assert t.played == [] and t.kinds() == ["action", "undo"]
 
 
+def push_back_position() -> tuple[Table, dict[str, str], dict[str, str]]:
+    """Quixo after e4>e5, where Circle's reply e4>e5 leaves the board as it was before
+    it: a takeback and the reply read the same once done. The table, the board before
+    the last push and after it."""
+    t = Table(new_game("quixo"))
+    t.play("b1>b5", "c1>c5", "a4>e4", "a5>e5", "a4>e4", "e2>a2")
+    before = dict(t.board)
+    t.play("e4>e5")
+    return t, before, dict(t.board)
+
+
+@pytest.mark.parametrize(("first", "then"), [("e5", "e4"), ("e4", "e5")])
+def test_a_push_back_and_a_reply_are_told_apart_by_the_cube_lifted_first(
+    first: str, then: str,
+) -> None:
+    t, before, after = push_back_position()
+    assert {c for c in after if after[c] != before[c]} == {"e4", "e5"}
+    # Pushing the last push back takes out the cube it pushed in (e5) first; Circle's
+    # reply e4>e5 takes out its cube at e4 first.
+    t.hands((0.0, first, ""), (0.03, then, ""), (0.2, then, before[then]),
+            (0.02, first, before[first]))
+    if first == "e5":
+        assert t.played[-1] == "e2>a2" and t.kinds() == ["undo"]
+    else:
+        assert t.played[-2:] == ["e4>e5", "e4>e5"] and t.kinds() == ["action"]
+
+
+# A bench game: after its last push, c1>e1 and d1>e1 both undo it on the board.
+BLANK_PUSHES = (
+    "a2>e2", "a5>a1", "a3>e3", "a4>e4", "a3>a1", "c5>a5", "d1>d5", "e4>a4", "c1>a1", "e4>e1",
+    "b1>a1", "b5>b1", "e4>e1", "d1>d5", "e4>a4", "a2>e2", "c1>e1", "e5>e1", "e4>a4", "e4>e5",
+    "e4>e5", "a3>a5", "a3>a1", "e1>a1", "b1>a1", "c5>c1", "a1>a5", "e4>e5", "e2>a2", "a4>a5",
+    "a1>e1", "a1>a5", "a3>a1", "c5>e5", "d1>a1", "a4>a5", "e1>e5", "b5>a5", "d1>e1", "d5>e5",
+    "d5>d1", "e5>e1", "a1>e1", "a4>a1", "a3>a5", "d5>d1", "e4>a4", "d1>e1",
+)
+
+
+@pytest.mark.parametrize("first", ["d1", "e1"])
+def test_a_reply_that_has_an_equivalent_push_is_told_from_a_takeback(first: str) -> None:
+    t = Table(new_game("quixo"))
+    t.play(*BLANK_PUSHES[:-1])
+    before = dict(t.board)
+    t.play(BLANK_PUSHES[-1])
+    assert {c for c in before if before[c] != t.board[c]} == {"d1", "e1"}
+    # The reply d1>e1 (the same position as c1>e1) takes out d1 first; pushing d1>e1
+    # back takes out e1 first.
+    then = "e1" if first == "d1" else "d1"
+    t.hands((0.0, first, ""), (0.03, then, ""), (0.2, "d1", before["d1"]),
+            (0.02, "e1", before["e1"]))
+    if first == "d1":
+        assert t.played[-2:] == ["d1>e1", "d1>e1"] and t.kinds() == ["action"]
+    else:
+        assert t.played[-1] == BLANK_PUSHES[-2] and t.kinds() == ["undo"]
+
+
+def test_a_push_back_lifted_in_one_reading_is_ambiguous() -> None:
+    t, before, _ = push_back_position()
+    t.hands((0.0, "e5", ""), (0.0, "e4", ""), (0.2, "e4", before["e4"]),
+            (0.02, "e5", before["e5"]))
+    result = t.session.result
+    assert isinstance(result, Ambiguous) and result.takeback == 1 and t.kinds() == []
+
+
 def test_a_quixo_push_is_recorded_as_the_push_the_player_made() -> None:
     game = new_game("quixo")
     layout = Layout.for_game("quixo")
@@ -412,6 +590,43 @@ def test_the_tile_the_opponent_just_added_moved_by_the_player_to_move() -> None:
 
 
 # ------------------------------------------------------------------ takebacks by hand
+def test_a_quinque_takeback_of_three_actions_one_at_a_time() -> None:
+    game = new_game("quinque")
+    t = Table(game)
+    t.play("m 1,1", "t 0,-1", "0,0>0,-2", "0,-2>-1,-1", "-1,-1>0,0")  # the tile, twice
+    views = [_view_after(game, len(game.history) - k) for k in (2, 1, 0)]
+    t.hands(*_steps(t.board, _view_after(game, None, "m 1,-2")))  # the opponent marks
+    assert t.played[-1] == "m 1,-2"
+    # Taken back one action at a time: the mark (off for 0.8 s: it may still be in a
+    # hand), then the tile back along its way, held a second (that could also be the
+    # opponent moving it back instead of marking: the board asks), then on. Once done,
+    # the board is also the opponent's mark replaced by moving the tile straight back (an
+    # amendment of one action, cheaper than undoing three); the position shown on the way
+    # says it is the takeback.
+    for view, hold in zip(reversed(views), (0.8, 1.1, 1.5), strict=True):
+        t.hands(*_steps(t.board, view), then=hold)
+    assert t.played == ["m 1,1", "t 0,-1", "0,0>0,-2"] and t.kinds()[1:] == ["undo"] * 3
+
+
+def _view_after(game: Game[Any], ply: int | None, *more: str) -> dict[str, str]:
+    """The identity view of ``game`` at ``ply`` (None: now), then ``more`` actions."""
+    probe = game.copy()
+    while ply is not None and len(probe.history) > ply:
+        probe.undo()
+    for text in more:
+        probe.apply(probe.parse_move(text))
+    view: dict[str, str] = probe.view("identity")
+    return view
+
+
+def _steps(board: dict[str, str], view: dict[str, str]) -> list[tuple[float, str, str]]:
+    """Raw changes from ``board`` to ``view``: pieces off first, then pieces on."""
+    off = [(0.01, c, "") for c in sorted(board) if board[c] and view.get(c, "") != board[c]]
+    on = [(0.01, c, v) for c, v in sorted(view.items()) if v and board.get(c, "") != v]
+    return off + on
+
+
+
 @pytest.mark.parametrize("plies", [1, 2, 3])
 def test_takebacks_of_one_to_three_moves_by_hand(plies: int) -> None:
     game = morris_moving()

@@ -53,6 +53,7 @@ def test_a_whole_quinque_game_on_the_simulated_table() -> None:
         assert session.game.history == referee.history, (logs[-3:], session.status())
     assert referee.outcome() is not None
     assert session.game.outcome() == referee.outcome()
+    run(1.0)  # the result waits the grace time for a correction of the last action
     assert any(line.startswith("Game over") for line in logs)
 
 

@@ -196,8 +196,31 @@ def test_a_win_lights_the_winning_line_gold() -> None:
     for text in ("G@a1", "YG@e5", "GB@e1"):
         s.game.apply(s.game.parse_move(text))
     fx = see(s, reading(s.game, "identity", a5="RYGB"), 1.0)
-    assert kinds(fx) == ["action", "result"] and fx.finished is not None
+    assert kinds(fx) == ["action"] and fx.finished is None
     assert all(colour(fx, FIVE, c) == GOLD for c in ("a1", "e1", "a5", "e5"))
+    # The result is journaled once the winner's last action can no longer be corrected:
+    # the grace time (1.5 s) after it was accepted (at 2.1).
+    assert s.tick(3.5, 3.5).journal == ()
+    fx = s.tick(3.7, 3.7)
+    assert kinds(fx) == ["result"] and fx.finished is not None
+
+
+def test_a_typed_move_that_wins_is_recorded_with_its_result_at_once() -> None:
+    s = tessere_session("warn")
+    for text in ("G@a1", "YG@e5", "GB@e1"):
+        s.game.apply(s.game.parse_move(text))
+    fx = s.command("RYGB@a5", 1.0, 1.0)  # typed on purpose: no correction to wait for
+    assert kinds(fx) == ["action", "result"] and fx.finished is not None
+
+
+def test_a_game_resumed_over_without_its_result_gets_it_after_the_grace_time() -> None:
+    s = tessere_session("warn")
+    for text in ("G@a1", "YG@e5", "GB@e1", "RYGB@a5"):  # the daemon stopped in the hold
+        s.game.apply(s.game.parse_move(text))
+    s.start(10.0, 10.0)
+    assert s.tick(11.0, 11.0).journal == ()
+    fx = s.tick(11.6, 11.6)
+    assert kinds(fx) == ["result"] and fx.finished is not None
 
 
 def test_commands_undo_resign_and_typed_moves() -> None:
@@ -218,7 +241,8 @@ def test_after_the_end_the_board_is_cleared_without_takebacks_or_errors() -> Non
         s.game.apply(s.game.parse_move(text))
     see(s, reading(s.game, "identity", a5="RYGB"), 1.0)
     assert s.game.outcome() is not None
-    fx = s.on_snapshot(reading(s.game, "identity", a5=""), 3.0, 3.0)  # the winning piece
+    assert kinds(s.tick(3.7, 3.7)) == ["result"]
+    fx = s.on_snapshot(reading(s.game, "identity", a5=""), 4.0, 4.0)  # the winning piece
     fx += s.tick(9.0, 9.0)
     assert fx.journal == () and s.game.outcome() is not None
     assert s.command("undo", 10.0, 10.0).log[0].startswith("The game is over and recorded")

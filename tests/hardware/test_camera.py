@@ -207,9 +207,13 @@ def play_through_the_camera(game: Game[Any], moves: list[str]) -> tuple[Session,
             session.prepare()
             later = event.time + 0.3  # the reading stands until the next frame
             effects.append(session.tick(later, later))
+            last[0] = later
 
+    last = [0.0]
     asyncio.run(run())
     assert sensor.skipped == len(moves)  # every hand frame was skipped
+    end = last[0] + 1.1  # the result of a game's last action waits the grace time (1 s)
+    effects.append(session.tick(end, end))
     return session, effects
 
 
