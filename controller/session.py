@@ -55,6 +55,7 @@ from typing import Any, Literal
 
 from tavola.board_help import BoardHelp, Review, turn_before
 from tavola.clock import Clock, LowTime, TimeOut, timer_colours
+from tavola.expectations import change_between
 from tavola.feedback import LedMap, Scene, Strip, render
 from tavola.games import Capability, Game, Outcome, Reason
 from tavola.hardware.base import Frame
@@ -78,7 +79,6 @@ from tavola.inference import (
     Pending,
     Result,
     Takeback,
-    change_between,
 )
 from tavola.record import (
     ActionEntry,

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from tavola.expectations import change_between
 from tavola.games import Game, new_game
 from tavola.inference import (
     LIFT_HOLD,
@@ -15,7 +16,6 @@ from tavola.inference import (
     Mismatch,
     Pending,
     Takeback,
-    change_between,
 )
 from tests.games.test_base import Race
 from tests.positions import morris_moving_phase
