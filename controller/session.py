@@ -55,6 +55,13 @@ from typing import Any, Literal
 
 from tavola.board_help import BoardHelp, Review, turn_before
 from tavola.clock import Clock, LowTime, TimeOut, timer_colours
+from tavola.correction import (
+    Refused,
+    differences,
+    intended_actions,
+    restore_steps,
+    take_back_steps,
+)
 from tavola.expectations import change_between
 from tavola.feedback import LedMap, Scene, Strip, render
 from tavola.games import Capability, Game, Outcome, Reason
@@ -403,31 +410,11 @@ class Session:
         position play waits, the differing cells blinking (a takeback the other way round).
         """
         self._stage()
-        game = self.game
-        played = len(game.history)
-        if game.outcome() is not None:
-            return Effects(log=("The game is over; declare another result or start a new "
-                                "game.",))
-        if not 0 <= ply <= played:
-            return Effects(log=(f"There is no ply {ply}: the game is at ply {played}.",))
-        probe = game.copy()
-        for _ in range(played - ply):
-            probe.undo()
-        intended: list[Any] = []
-        for text in moves:
-            if probe.outcome() is not None:
-                return Effects(log=(f"The game is over before {text}.",))
-            try:
-                move = probe.parse_move(text)
-            except ValueError as exc:
-                return Effects(log=(f"Not understood: {exc}",))
-            if not probe.is_legal(move):
-                return Effects(log=(f"Illegal after ply {ply + len(intended)}: "
-                                    f"{probe.explain(move)}",))
-            probe.apply(move)
-            intended.append(move)
-        if [str(m) for m in game.history[ply:]] == [str(m) for m in intended]:
-            return Effects(log=("That is the game as recorded; nothing to correct.",))
+        try:
+            intended = intended_actions(self.game, ply, moves)
+        except Refused as refused:
+            return Effects(log=(str(refused),))
+        played = len(self.game.history)
         fx = self._takeback(played - ply, now, wall, sensed=False)
         if intended:
             fx += self._accept(tuple(intended), frozenset(), now, wall)
@@ -450,26 +437,14 @@ class Session:
 
     def _differences(self) -> list[tuple[str, str, str]]:
         """(cell, what the game has there, what the board reads) where they differ."""
-        sensed, view = self._sensed or {}, self.game.view(self.capability)
-        cells = sorted(set(view) | (set(sensed) & set(self.cells)))
-        return [(c, view.get(c, ""), sensed.get(c, "")) for c in cells
-                if view.get(c, "") != sensed.get(c, "")]
+        return differences(self.game.view(self.capability), self._sensed or {}, self.cells)
 
     def restore_steps(self) -> str:
         """What to do on the board to show the corrected position ('lift f4, put a piece
         on f2'), or '' when nothing is to be restored."""
         if self.restoring is None or self._sensed is None:
             return ""
-        steps = []
-        for cell, want, got in self._differences():
-            piece = want if self.capability == "identity" else "a piece"
-            if not want:
-                steps.append(f"lift {cell}")
-            elif not got:
-                steps.append(f"put {piece} on {cell}")
-            else:
-                steps.append(f"put {piece} on {cell} instead of {got}")
-        return ", ".join(steps)
+        return restore_steps(self._differences(), self.capability)
 
     def _clock_written(self, now: float, wall: float) -> Effects:
         assert self.clock is not None
@@ -761,26 +736,7 @@ class Session:
     def _board_still_shows_last(self) -> str:
         """If the board reads the position after the last action, and that action changed
         the board, what to do there to take it back ('' otherwise)."""
-        game, sensed = self.game, self._sensed
-        if sensed is None:
-            return ""
-        after = game.view(self.capability)
-        probe = game.copy()
-        probe.undo()
-        before = probe.view(self.capability)
-        if before == after or any(sensed.get(c, "") != v for c, v in after.items()):
-            return ""
-        steps = []
-        for cell in sorted(set(before) | set(after)):
-            was, now_ = before.get(cell, ""), after.get(cell, "")
-            if was == now_:
-                continue
-            if not was:
-                steps.append(f"lift {cell}")
-            else:
-                steps.append(f"put {was if self.capability == 'identity' else 'a piece'} "
-                             f"back on {cell}")
-        return ", ".join(steps)
+        return take_back_steps(self.game, self.capability, self._sensed)
 
     def prepare(self) -> None:
         """Precompute the expectations of the position in play (call when idle)."""
