@@ -759,23 +759,34 @@ def _web(values: dict[str, Any], layers: _Layers, env: Mapping[str, str],
     if not sep or not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
         raise ConfigError(f"{where('listen')}: web.listen = {listen!r}: must be HOST:PORT "
                           f"(e.g. listen = \"127.0.0.1:8080\", or \"0.0.0.0:8080\" for the LAN)")
-    pin = values["pin"]
-    if pin and values["pin_file"]:
-        raise ConfigError(f"{where('pin_file')}: web.pin_file is set and so is web.pin; "
-                          f"keep one of them (e.g. only pin_file = \"/etc/tavola/referee.pin\")")
-    if values["pin_file"]:
-        file = _path(values["pin_file"], env, base, layers.get("web", "pin_file"))
-        try:
-            pin = file.read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise ConfigError(f"{where('pin_file')}: web.pin_file = {str(file)!r}: cannot be "
-                              f"read ({exc.strerror or exc}); write the PIN in it, alone on "
-                              f"one line") from None
+    pin = _secret(values, "web", "pin", "the PIN", "/etc/tavola/referee.pin", layers, env, base)
     if pin and len(pin) < 4:
         key = "pin_file" if values["pin_file"] else "pin"
         raise ConfigError(f"{where(key)}: web.{key}: the PIN must have at least 4 characters "
                           f"(e.g. pin = \"4711\")")
     return WebConfig(values["enabled"], host, int(port_text), pin)
+
+
+def _secret(values: dict[str, Any], section: str, key: str, what: str, example: str,
+            layers: _Layers, env: Mapping[str, str], base: Path | None) -> str:
+    """A secret given as ``key`` or read from ``key``_file (so it need not sit in a config
+    that others may read), not both; an unreadable file names itself and the fix."""
+    file_key = f"{key}_file"
+    setting = layers.get(section, file_key)
+    where = setting.source if setting else "default"
+    secret = str(values[key])
+    if secret and values[file_key]:
+        raise ConfigError(f"{where}: {section}.{file_key} is set and so is {section}.{key}; "
+                          f"keep one of them (e.g. only {file_key} = \"{example}\")")
+    if values[file_key]:
+        file = _path(values[file_key], env, base, setting)
+        try:
+            secret = file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"{where}: {section}.{file_key} = {str(file)!r}: cannot be "
+                              f"read ({exc.strerror or exc}); write {what} in it, alone on "
+                              f"one line") from None
+    return secret
 
 
 def _host_port(text: str) -> tuple[str, int] | None:
@@ -813,19 +824,8 @@ def _event(values: dict[str, Any], layers: _Layers, env: Mapping[str, str],
         elif values["enabled"]:
             raise ConfigError(f"{where('enabled')}: event.enabled = true needs event.{key} "
                               f"(e.g. {SCHEMA['event'][key].example})")
-    password = values["password"]
-    if password and values["password_file"]:
-        raise ConfigError(f"{where('password_file')}: event.password_file is set and so is "
-                          f"event.password; keep one of them (e.g. only password_file = "
-                          f"\"/etc/tavola/event.password\")")
-    if values["password_file"]:
-        file = _path(values["password_file"], env, base, layers.get("event", "password_file"))
-        try:
-            password = file.read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise ConfigError(f"{where('password_file')}: event.password_file = "
-                              f"{str(file)!r}: cannot be read ({exc.strerror or exc}); write "
-                              f"the broker password in it, alone on one line") from None
+    password = _secret(values, "event", "password", "the broker password",
+                       "/etc/tavola/event.password", layers, env, base)
     if password and not values["username"]:
         raise ConfigError(f"{where('username')}: event.username is empty but a password is "
                           f"set; name the broker account (e.g. username = \"7\")")
