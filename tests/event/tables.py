@@ -15,6 +15,7 @@ from tavola.event.console import EventConsole
 from tavola.journal import Journal
 from tavola.record import final_line
 from tests.event.broker import PASSWORD, Broker
+from tests.web.daemon import until as until  # the tests of the event use it from here
 
 EVENT = "club-test"
 
@@ -75,16 +76,6 @@ async def console(broker: Broker, account: str = "arbiter", pin: str = "",
         yield hall
     finally:
         await hall.stop()
-
-
-async def until(predicate: Callable[[], bool], seconds: float = 20.0) -> None:
-    """Wait for ``predicate`` (a test fails on the timeout, not on a timed assertion)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + seconds
-    while not predicate():
-        if loop.time() > end:
-            raise AssertionError("timed out waiting")
-        await asyncio.sleep(0.02)
 
 
 async def play_random(daemon: Daemon, plies: int, rng: random.Random) -> None:

@@ -7,31 +7,18 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import shutil
 from pathlib import Path
-
-import pytest
 
 from tests.event.broker import Broker
 from tests.event.tables import boards, console, play_random, until
-from tests.web.test_browser import ARGS, CHROMIUM
+from tests.web.test_browser import ARGS, BROWSER, CHROMIUM
 
-try:
-    from playwright.async_api import async_playwright
-except ImportError:  # pragma: no cover - the dev extra installs it
-    async_playwright = None  # type: ignore[assignment]
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(async_playwright is None,
-                       reason="browser tests: pip install playwright (the dev extra)"),
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None,
-                       reason=f"browser tests: no {CHROMIUM}; install Debian's chromium "
-                              f"(sudo apt-get install chromium)"),
-]
+pytestmark = BROWSER
 
 
 def test_the_hall_page_shows_every_table_live(tmp_path: Path) -> None:
+    from playwright.async_api import async_playwright  # BROWSER skips the test without it
+
     broker = Broker(tmp_path / "broker", 3)
     broker.start()
 

@@ -38,7 +38,7 @@ async def web_daemon(tmp_path: Path, game: str = "morris", **env: str,
         assert await task == 0
 
 
-async def until(predicate: Callable[[], bool], seconds: float = 10.0) -> None:
+async def until(predicate: Callable[[], bool], seconds: float = 20.0) -> None:
     """Wait for ``predicate`` (a test fails on the timeout, not on a timed assertion)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + seconds

@@ -28,7 +28,8 @@ try:
 except ImportError:  # pragma: no cover - the dev extra installs it
     async_playwright = None  # type: ignore[assignment]
 
-pytestmark = [
+# Every browser test's marks (the event console's browser tests take them too).
+BROWSER = [
     pytest.mark.browser,
     pytest.mark.skipif(async_playwright is None,
                        reason="browser tests: pip install playwright (the dev extra)"),
@@ -36,6 +37,7 @@ pytestmark = [
                        reason=f"browser tests: no {CHROMIUM}; install Debian's chromium "
                               f"(sudo apt-get install chromium)"),
 ]
+pytestmark = BROWSER
 
 
 def run_in_browser(tmp_path: Path, scenario: object, game: str = "morris", **env: str,
