@@ -11,8 +11,9 @@ Run: ``.venv/bin/python bench/strength.py [-n GAMES] [--jobs J] [--parts ...] [G
    are re-sized after every move to use the same time), Russian draughts against
    py-draughts' ``SimpleEngine``. Skipped with a note when the package is missing.
 4. ``before`` (with ``--before REV``): ``club`` with this evaluation against ``club`` with
-   the evaluation of git revision REV, same node budget: shows what a change of evaluation
-   is worth.
+   the evaluation of git revision REV, the same node budget (``--before-nodes``): shows
+   what a change of evaluation is worth. ``--evaluation REV`` instead makes every player
+   of the run use REV's evaluations (a baseline of the other parts).
 
 Colours alternate between games; game k is seeded with 1000 + k, so a row replays exactly
 (the peers and time budgets aside). Prints win/draw/loss tables from tavola.ai's side, the
@@ -67,6 +68,7 @@ class Side:
     level: str = "strongest"
     seconds: float | None = None
     before: str = ""
+    nodes: int | None = None  # instead of the level's node budget
 
 
 @dataclass
@@ -149,7 +151,7 @@ def tavola(side: Side) -> Player:
         with _knowledge_of(side.before, game.name):
             if side.seconds is None:
                 lvl = LEVELS[side.level]
-                result = analyse(game, lvl, seed=seed)
+                result = analyse(game, lvl, nodes=side.nodes, seed=seed)
                 turn = pick(result.ranked, lvl, seed)
             else:
                 result = analyse(game, side.level, seconds=side.seconds,
@@ -462,10 +464,11 @@ def row_text(pairing: Pairing, t: Tally, wall: float) -> str:
 
 def pairings(chosen: list[tuple[str, dict[str, Any]]], parts: set[str], n: int, strong: int,
              peer_games: int, seconds: float, levels: list[str], before: str,
-             evaluation: str = "") -> list[Pairing]:
+             evaluation: str = "", before_nodes: int | None = None) -> list[Pairing]:
     """Every pairing of the run, in the order they are printed (``evaluation``: every
     player of every pairing uses that git revision's evaluations)."""
-    out = _pairings(chosen, parts, n, strong, peer_games, seconds, levels, before)
+    out = _pairings(chosen, parts, n, strong, peer_games, seconds, levels, before,
+                    before_nodes)
     if evaluation:
         out = [replace(p, label=f"{p.label} [{evaluation}]", evaluation=evaluation)
                for p in out]
@@ -473,8 +476,8 @@ def pairings(chosen: list[tuple[str, dict[str, Any]]], parts: set[str], n: int, 
 
 
 def _pairings(chosen: list[tuple[str, dict[str, Any]]], parts: set[str], n: int, strong: int,
-              peer_games: int, seconds: float, levels: list[str],
-              before: str) -> list[Pairing]:
+              peer_games: int, seconds: float, levels: list[str], before: str,
+              before_nodes: int | None) -> list[Pairing]:
     out: list[Pairing] = []
     for name, params in chosen:
         label = name + (f" {params['variant']}" if "variant" in params else "")
@@ -486,9 +489,10 @@ def _pairings(chosen: list[tuple[str, dict[str, Any]]], parts: set[str], n: int,
             out.append(Pairing(f"{label}: strongest v greedy", name, params,
                                Side("tavola", "strongest"), Side("greedy"), strong))
         if "before" in parts and before:
-            out.append(Pairing(f"{label}: club v club with {before}'s evaluation", name,
-                               params, Side("tavola", "club"),
-                               Side("tavola", "club", before=before), n))
+            nodes = before_nodes or LEVELS["club"].nodes
+            out.append(Pairing(f"{label}: club v {before}'s evaluation, {nodes} nodes", name,
+                               params, Side("tavola", "club", nodes=nodes),
+                               Side("tavola", "club", before=before, nodes=nodes), n))
         if "peers" in parts:
             ai = Side("tavola", "strongest", seconds)
             if name == "morris" or params.get("variant") == "english":
@@ -528,6 +532,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parts", default="random,greedy,peers",
                         help=f"comma-separated, of: {', '.join(PARTS)}")
     parser.add_argument("--before", default="", help="git revision for the 'before' part")
+    parser.add_argument("--before-nodes", type=int, default=None,
+                        help="node budget a move of both sides in the 'before' part "
+                        "(default: club's)")
     parser.add_argument("--evaluation", default="",
                         help="git revision whose evaluations every player uses (a baseline)")
     parser.add_argument("--jobs", "-j", type=int, default=2, help="worker processes")
@@ -543,7 +550,7 @@ def main(argv: list[str] | None = None) -> int:
     n = args.games_per_pairing
     strong = n if args.strongest_games is None else args.strongest_games
     plan = pairings(chosen, parts, n, strong, args.peer_games, args.seconds,
-                    args.levels.split(","), args.before, args.evaluation)
+                    args.levels.split(","), args.before, args.evaluation, args.before_nodes)
     for p in [p for p in plan if _missing(p.other)]:
         print(f"{p.label}: skipped, pip install {_missing(p.other)}")
     plan = [p for p in plan if not _missing(p.other)]
