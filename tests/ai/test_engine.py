@@ -191,3 +191,14 @@ def test_a_compulsory_capture_at_the_horizon_is_searched_out() -> None:
         count=len(legal_turns(game))).ranked
     scores = {r.text: r.score for r in ranked}
     assert scores["c3-d4"] < max(scores.values()) - 60, scores
+
+
+def test_a_deliberate_mistake_is_never_a_proved_loss() -> None:
+    from tavola.ai import Level, ScoredTurn, pick
+
+    careless = Level("careless", nodes=100, max_depth=2, slack=30, mistake=1.0)
+    ranked = [ScoredTurn(("a",), 40, "a"), ScoredTurn(("b",), -20, "b"),
+              ScoredTurn(("c",), -WIN + 2, "c")]
+    assert {pick(ranked, careless, seed) for seed in range(200)} == {("a",), ("b",)}
+    lost = [ScoredTurn(("c",), -WIN + 2, "c")]
+    assert pick(lost, careless, 0) == ("c",)  # nothing else to play
