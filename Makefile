@@ -11,7 +11,7 @@ SOURCES    := $(VENV)/.sources
 # A new or removed file needs a reinstall, which the file list below triggers.
 INSTALL := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet --config-settings editable_mode=strict
 
-.PHONY: run test lint typecheck pytest chromium bench firmware clean FORCE
+.PHONY: run test lint typecheck pytest chromium mosquitto bench firmware clean FORCE
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,11 +23,11 @@ $(SOURCES): FORCE | $(BIN)/python
 	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
 $(RUN_STAMP): pyproject.toml $(SOURCES)
-	$(INSTALL) -e '.[pi,vision,web]'
+	$(INSTALL) -e '.[pi,vision,web,event]'
 	touch $@
 
 $(TEST_STAMP): pyproject.toml $(SOURCES)
-	$(INSTALL) -e '.[dev,pi,vision,web]'
+	$(INSTALL) -e '.[dev,pi,vision,web,event]'
 	touch $@ $(RUN_STAMP)
 
 run: $(RUN_STAMP)
@@ -54,7 +54,20 @@ chromium:
 			|| echo "chromium could not be installed: the browser tests skip"; \
 	else echo "browser tests skip: install Debian's chromium (sudo apt-get install chromium)"; fi
 
-pytest: $(TEST_STAMP) chromium
+# The event tests start their own Mosquitto (docs/event.md): installed here when run as
+# root, else one line says what to install and they skip.
+MOSQUITTO ?= /usr/sbin/mosquitto
+mosquitto:
+	@if [ -x $(MOSQUITTO) ] || command -v mosquitto >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing mosquitto for the event tests (apt-get install -y mosquitto)"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		{ apt-get install -y -qq mosquitto >/dev/null 2>&1 \
+		  || { apt-get update -qq && apt-get install -y -qq mosquitto >/dev/null; }; } \
+			|| echo "mosquitto could not be installed: the event tests skip"; \
+	else echo "event tests skip: install Debian's mosquitto (sudo apt-get install mosquitto)"; fi
+
+pytest: $(TEST_STAMP) chromium mosquitto
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest

@@ -8,6 +8,7 @@ the traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Sequence
@@ -164,9 +165,31 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from tavola.export import export_text
+    from tavola.export import export_record
 
-    print(export_text(_journal(args).load(args.id)), end="")
+    print(export_record(_journal(args).load(args.id)), end="")
+    return 0
+
+
+def _cmd_event(args: argparse.Namespace) -> int:
+    import asyncio
+    import os
+
+    from tavola.config import load_config
+
+    overrides = {"event.event": args.event, "event.broker": args.broker,
+                 "event.console_listen": args.listen}
+    config = load_config(args.config, os.environ, overrides)
+    if not config.event.event:
+        raise ValueError("name the event: [event] event = \"club-2026-11\" in the config, "
+                         "or --event club-2026-11")
+    try:
+        from tavola.event.console import serve
+    except ImportError as exc:
+        raise ValueError(f"tavola event needs aiomqtt and aiohttp ({exc}): "
+                         f"pip install 'tavola[event]'") from None
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(config.event, config.web.pin))
     return 0
 
 
@@ -249,7 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_selftest)
 
     for name, helptext, func in (("games", "list the finished games", _cmd_games),
-                                 ("export", "print a finished game in its notation",
+                                 ("export", "print a finished game in its standard "
+                                  "notation (PDN for draughts)",
                                   _cmd_export)):
         p = sub.add_parser(name, help=helptext)
         if name == "export":
@@ -288,6 +312,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tables", default="3v3,3v4,4v3", help="which material, e.g. 3v3")
     p.add_argument("-v", "--verbose", action="store_true", help="show every sweep")
     p.set_defaults(func=_cmd_endgames)
+
+    p = sub.add_parser("event", help="the arbiter's console of a club event: every table "
+                       "live from the MQTT broker, referee actions, results (docs/event.md)")
+    p.add_argument("--config", type=Path, help="a TOML config with [event] (the broker, the "
+                   "arbiter's account) and [web] pin (default: $TAVOLA_CONFIG)")
+    p.add_argument("--event", help="override [event] event")
+    p.add_argument("--broker", help="override [event] broker, HOST:PORT")
+    p.add_argument("--listen", help="override [event] console_listen, HOST:PORT")
+    p.set_defaults(func=_cmd_event)
 
     p = sub.add_parser("rules", help="list the games, their parameters and variants")
     p.add_argument("game", nargs="?")

@@ -135,6 +135,27 @@ class WebConfig:
 
 
 @dataclass(frozen=True)
+class EventConfig:
+    """``[event]``: publish this board's table to a club event's MQTT broker, and the
+    broker and console settings of ``tavola event`` (docs/event.md); off unless enabled.
+
+    ``password`` is read from ``password`` or ``password_file``.
+    """
+
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = 1883
+    tls: bool = False
+    ca_file: Path | None = None  # TLS: the broker's CA (None: the system's CAs)
+    username: str = ""
+    password: str = field(default="", repr=False)
+    event: str = ""
+    table: str = ""
+    console_host: str = "127.0.0.1"  # `tavola event`'s page
+    console_port: int = 8090
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration, one frozen value per section.
 
@@ -151,6 +172,7 @@ class Config:
     journal: JournalConfig
     log: LogConfig
     web: WebConfig = field(default_factory=WebConfig)
+    event: EventConfig = field(default_factory=EventConfig)
     path: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
 
@@ -223,6 +245,18 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "listen": Key("str", "127.0.0.1:8080", 'listen = "0.0.0.0:8080"'),
         "pin": Key("str", "", 'pin = "4711"'),
         "pin_file": Key("path", "", 'pin_file = "/etc/tavola/referee.pin"'),
+    },
+    "event": {
+        "enabled": Key("bool", False, "enabled = true"),
+        "broker": Key("str", "127.0.0.1:1883", 'broker = "arbiter.local:1883"'),
+        "tls": Key("bool", False, "tls = true"),
+        "ca_file": Key("path", "", 'ca_file = "/etc/tavola/event-ca.crt"'),
+        "username": Key("str", "", 'username = "7"'),
+        "password": Key("str", "", 'password = "s3cret"'),
+        "password_file": Key("path", "", 'password_file = "/etc/tavola/event.password"'),
+        "event": Key("str", "", 'event = "club-2026-11"'),
+        "table": Key("str", "", 'table = "7"'),
+        "console_listen": Key("str", "127.0.0.1:8090", 'console_listen = "0.0.0.0:8090"'),
     },
 }
 
@@ -490,6 +524,7 @@ def _build(layers: _Layers, env: Mapping[str, str], base: Path | None, path: Pat
         journal=JournalConfig(_journal_dir(values["journal"]["directory"], env, base, layers)),
         log=LogConfig(values["log"]["level"]),
         web=_web(values["web"], layers, env, base),
+        event=_event(values["event"], layers, env, base),
         path=path,
         sources=MappingProxyType(sources),
     )
@@ -699,6 +734,65 @@ def _web(values: dict[str, Any], layers: _Layers, env: Mapping[str, str],
         raise ConfigError(f"{where(key)}: web.{key}: the PIN must have at least 4 characters "
                           f"(e.g. pin = \"4711\")")
     return WebConfig(values["enabled"], host, int(port_text), pin)
+
+
+def _host_port(text: str) -> tuple[str, int] | None:
+    """``HOST:PORT`` (an IPv6 host in brackets) split, or None if it is not that."""
+    host, sep, port_text = text.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        return None
+    return host, int(port_text)
+
+
+def _event(values: dict[str, Any], layers: _Layers, env: Mapping[str, str],
+           base: Path | None) -> EventConfig:
+    """``[event]`` checked: the broker and the console as HOST:PORT, topic-safe event and
+    table names (both needed once enabled), a password from ``password`` or its file."""
+    from tavola.event.topics import check_name  # the topics' own rule, said once
+
+    def where(key: str) -> str:
+        setting = layers.get("event", key)
+        return setting.source if setting else "default"
+
+    addresses = {}
+    for key, example in (("broker", '"arbiter.local:1883"'), ("console_listen", '"0.0.0.0:8090"')):
+        address = _host_port(values[key])
+        if address is None:
+            raise ConfigError(f"{where(key)}: event.{key} = {values[key]!r}: must be HOST:PORT "
+                              f"(e.g. {key} = {example})")
+        addresses[key] = address
+    for key in ("event", "table"):
+        if values[key]:
+            try:
+                check_name(values[key], f"event.{key}")
+            except ValueError as exc:
+                raise ConfigError(f"{where(key)}: {exc}") from None
+        elif values["enabled"]:
+            raise ConfigError(f"{where('enabled')}: event.enabled = true needs event.{key} "
+                              f"(e.g. {SCHEMA['event'][key].example})")
+    password = values["password"]
+    if password and values["password_file"]:
+        raise ConfigError(f"{where('password_file')}: event.password_file is set and so is "
+                          f"event.password; keep one of them (e.g. only password_file = "
+                          f"\"/etc/tavola/event.password\")")
+    if values["password_file"]:
+        file = _path(values["password_file"], env, base, layers.get("event", "password_file"))
+        try:
+            password = file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"{where('password_file')}: event.password_file = "
+                              f"{str(file)!r}: cannot be read ({exc.strerror or exc}); write "
+                              f"the broker password in it, alone on one line") from None
+    if password and not values["username"]:
+        raise ConfigError(f"{where('username')}: event.username is empty but a password is "
+                          f"set; name the broker account (e.g. username = \"7\")")
+    ca = values["ca_file"]
+    return EventConfig(
+        values["enabled"], *addresses["broker"], values["tls"],
+        _path(ca, env, base, layers.get("event", "ca_file")) if ca else None,
+        values["username"], password, values["event"], values["table"],
+        *addresses["console_listen"])
 
 
 def _path(value: str, env: Mapping[str, str], base: Path | None, setting: _Setting | None) -> Path:

@@ -43,8 +43,10 @@ from tavola.record import (
     replay,
 )
 from tavola.session import Effects, Session, StartupError, check_startup
+from tavola.web.referee import pending_correction  # no aiohttp: the journal's entries only
 
 if TYPE_CHECKING:
+    from tavola.event.publisher import EventPublisher
     from tavola.web.server import WebServer
 
 log = logging.getLogger("tavola")
@@ -60,6 +62,7 @@ c3, bounce d4, knock c3 d4, noise, unplug, replug; 'help all' lists all of them)
   undo        take back the last action        resign, draw   end the game
   hint        light the legal moves in blue    status         show the state
   new         start a new game                 help all       the simulator's commands too
+  seats       the seat pages' QR codes (with [web] on)
   quit        stop the daemon (the game is kept and resumes at the next start)"""
 FIRST_SCREEN = ("Type sensor events (d2, lift d2, place d4, d2-d4) or commands (status, "
                 "undo, help); help lists them.")
@@ -104,6 +107,7 @@ class Daemon:
         self._drawn_status = ""
         self._shown_to: int | None = None  # whose hidden cards the screen may show
         self.web: WebServer | None = None  # [web] enabled: the live view (tavola.web)
+        self.event: EventPublisher | None = None  # [event] enabled: the club's broker
 
     # ----------------------------------------------------------------- setup
     def _start(self) -> None:
@@ -125,6 +129,8 @@ class Daemon:
                 except (StartupError, LayoutError) as exc:
                     self._abandon_unresumable(record.id, game, exc)
                 else:
+                    # A referee's correction the board may not show yet waits for it still.
+                    self.session.restoring = pending_correction(record)
                     self._say(f"Resumed {game.name} game {record.id} at ply "
                               f"{len(game.history)}.")
                     if game.name != self.config.game.name:
@@ -260,6 +266,7 @@ class Daemon:
                     loop.add_signal_handler(sig, self.stopping.set)
             self._apply(self.session.start(self.clock(), self.wall()))
             await self._start_web()
+            await self._start_event()
             if self.console is not None:
                 self._answer(FIRST_SCREEN)
                 loop.add_reader(self.console.fileno(), self._read_console)
@@ -288,6 +295,8 @@ class Daemon:
             self._shutdown()
             return status
         finally:
+            if self.event is not None:
+                await self.event.stop()
             if self.web is not None:
                 await self.web.stop()
             self._close_backends()
@@ -314,6 +323,25 @@ class Daemon:
         if self.session.game.hidden_information:
             for line in self.web.seat_urls():
                 self._say(f"Seat page of {line}")
+            if self.out is None:  # headless (systemd): into the log, for journalctl
+                log.info("Seat pages' QR codes:\n%s", self.web.seat_qr_text())
+            else:
+                self._say("Type seats for their QR codes.")
+
+    async def _start_event(self) -> None:
+        """Publish this table to the event's broker, if configured (docs/event.md); the
+        broker may be down: the publisher keeps trying, play goes on."""
+        if not self.config.event.enabled:
+            return
+        try:
+            from tavola.event.publisher import EventPublisher  # aiomqtt: only when on
+        except ImportError as exc:
+            raise ImportError(f"[event] enabled = true needs aiomqtt ({exc}): install the "
+                              f"event extra, pip install 'tavola[event]'") from None
+        self.event = EventPublisher(self, self.config.event)
+        await self.event.start()
+        cfg = self.config.event
+        self._say(f"Event {cfg.event}, table {cfg.table}: publishing to {cfg.host}:{cfg.port}")
 
     def apply(self, fx: Effects) -> None:
         """Apply effects from outside the loop's own inputs (the referee console)."""
@@ -451,6 +479,8 @@ class Daemon:
                 self._start_new_game()
             elif word == "status":
                 self._answer(self.session.status())
+            elif word == "seats" and self.web is not None:
+                self._answer(self.web.seat_qr_text())
             elif word == "help" and rest in ("all", "sim"):
                 language = getattr(self.sensor, "type_line", None)
                 self._answer(CONSOLE_HELP + ("\n" + language("help") if language else ""))
@@ -522,6 +552,8 @@ class Daemon:
             self._draw(important=bool(fx.log or fx.journal))
         if self.web is not None:  # what the board and the terminal show, on the web too
             self.web.publish(urgent=bool(fx.journal or fx.log or fx.status is not None))
+        if self.event is not None:  # queued only: a broker outage never holds play up
+            self.event.publish(fx)
 
     def _write(self, entries: tuple[Entry, ...]) -> None:
         """Append the entries in one fsynced write; a result files the game after it."""

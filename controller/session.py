@@ -32,7 +32,7 @@ the white targets and ``hint`` off (docs/config.md).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -113,6 +113,7 @@ class _Staged:
     last_frame: Frame | None
     window: tuple[int, int | None] = (0, None)  # the amendment window and its player
     game: Game[Any] | None = None
+    restoring: int | None = None
 
 
 def check_startup(
@@ -186,6 +187,9 @@ class Session:
         self._staged: _Staged | None = None
         self._hint: tuple[int, frozenset[str]] | None = None  # (ply asked at, cells)
         self._now = 0.0  # the latest time seen, for the clocks in the status
+        # After a referee's correction: the ply whose position the board must be set to
+        # before play goes on (the board still shows the game as it was).
+        self.restoring: int | None = None
 
     # ----------------------------------------------------------------- inputs
     def start(self, now: float, wall: float) -> Effects:
@@ -310,6 +314,80 @@ class Session:
             self.clock.pause(now)
         return self._clock_written(now, wall)
 
+    def correct(self, ply: int, moves: Sequence[str], now: float, wall: float) -> Effects:
+        """The referee corrects the game: back to ``ply`` actions, then ``moves`` (the
+        intended ones, in the game's notation) played from there. Checked like moves: a
+        ply out of range or a move the rules refuse is refused with the reason and nothing
+        changes. The board still shows the game as it was, so until it reads the corrected
+        position play waits, the differing cells blinking (a takeback the other way round).
+        """
+        self._stage()
+        game = self.game
+        played = len(game.history)
+        if game.outcome() is not None:
+            return Effects(log=("The game is over; declare another result or start a new "
+                                "game.",))
+        if not 0 <= ply <= played:
+            return Effects(log=(f"There is no ply {ply}: the game is at ply {played}.",))
+        probe = game.copy()
+        for _ in range(played - ply):
+            probe.undo()
+        intended: list[Any] = []
+        for text in moves:
+            if probe.outcome() is not None:
+                return Effects(log=(f"The game is over before {text}.",))
+            try:
+                move = probe.parse_move(text)
+            except ValueError as exc:
+                return Effects(log=(f"Not understood: {exc}",))
+            if not probe.is_legal(move):
+                return Effects(log=(f"Illegal after ply {ply + len(intended)}: "
+                                    f"{probe.explain(move)}",))
+            probe.apply(move)
+            intended.append(move)
+        if [str(m) for m in game.history[ply:]] == [str(m) for m in intended]:
+            return Effects(log=("That is the game as recorded; nothing to correct.",))
+        fx = self._takeback(played - ply, now, wall, sensed=False)
+        if intended:
+            fx += self._accept(tuple(intended), frozenset(), now, wall)
+        self.window = 0  # the referee's word: not amended from the board
+        self.restoring = len(self.game.history) if self.game.outcome() is None else None
+        if self._sensed is not None and self.game.outcome() is None:
+            fx += self._handle(self.inference.update(self.game, None, now), now, wall)
+        return fx
+
+    def _awaiting_restore(self, now: float) -> Effects:
+        """The board does not show the corrected position yet: its differing cells blink
+        (nothing is journaled: the referee's correction is, and no move is taken from the
+        board meanwhile)."""
+        cells = frozenset(cell for cell, _, _ in self._differences())
+        since = self.result.since if isinstance(self.result, Mismatch) else now
+        self.result = Mismatch(cells, since)
+        return self._show(now) + Effects(status=self.status())
+
+    def _differences(self) -> list[tuple[str, str, str]]:
+        """(cell, what the game has there, what the board reads) where they differ."""
+        sensed, view = self._sensed or {}, self.game.view(self.capability)
+        cells = sorted(set(view) | (set(sensed) & set(self.cells)))
+        return [(c, view.get(c, ""), sensed.get(c, "")) for c in cells
+                if view.get(c, "") != sensed.get(c, "")]
+
+    def restore_steps(self) -> str:
+        """What to do on the board to show the corrected position ('lift f4, put a piece
+        on f2'), or '' when nothing is to be restored."""
+        if self.restoring is None or self._sensed is None:
+            return ""
+        steps = []
+        for cell, want, got in self._differences():
+            piece = want if self.capability == "identity" else "a piece"
+            if not want:
+                steps.append(f"lift {cell}")
+            elif not got:
+                steps.append(f"put {piece} on {cell}")
+            else:
+                steps.append(f"put {piece} on {cell} instead of {got}")
+        return ", ".join(steps)
+
     def _clock_written(self, now: float, wall: float) -> Effects:
         assert self.clock is not None
         self._last_clock_write = now
@@ -358,6 +436,7 @@ class Session:
         self.window, self._window_player = staged.window
         self._last_clock_write = staged.last_clock_write
         self._last_frame = staged.last_frame
+        self.restoring = staged.restoring
         self.inference.reset()
 
     def cannot_record(self, problem: str, now: float) -> Effects:
@@ -380,7 +459,7 @@ class Session:
         self._staged = _Staged(
             copy.deepcopy(self.clock), self.result, self.last_move, list(self.flags),
             self._mismatch_recorded, self._last_clock_write, self._last_frame,
-            (self.window, self._window_player))
+            (self.window, self._window_player), restoring=self.restoring)
 
     def _touch_game(self) -> None:
         """The game is about to change: keep a copy to put back (once per input)."""
@@ -434,6 +513,12 @@ class Session:
             # (the daemon's business).
             self.result = Pending()
             return self._show(now)
+        if self.restoring is not None:
+            if not (isinstance(result, Pending) and result.in_position):
+                return self._awaiting_restore(now)
+            ply, self.restoring = self.restoring, None
+            return Effects(log=(f"The board shows the corrected position (ply {ply}); "
+                                "play on.",)) + self._handle(result, now, wall)
         self.result = result
         if isinstance(result, Accepted):
             self._mismatch_recorded = False
@@ -676,7 +761,11 @@ class Session:
         else:
             expected = game.expectation()
             text = f"{game.name}: {expected or game.player_names[game.current_player] + ' to move'}"
-            if isinstance(self.result, Mismatch):
+            if self.restoring is not None:
+                steps = self.restore_steps()
+                text += (f", the referee corrected the game to ply {self.restoring}: set the "
+                         f"board to it" + (f" ({steps})" if steps else ""))
+            elif isinstance(self.result, Mismatch):
                 refused = self.refusal()
                 text += ", board does not match" + (f": {refused}" if refused else "") + (
                     " (correct the red cells)")

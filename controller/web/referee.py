@@ -6,15 +6,25 @@ is written.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
 from tavola.games import Outcome, Reason
-from tavola.record import AmendEntry, IllegalEntry, RefereeEntry, UndoEntry
+from tavola.record import (
+    ActionEntry,
+    AmendEntry,
+    IllegalEntry,
+    Record,
+    RefereeEntry,
+    ResultEntry,
+    TimeoutEntry,
+    UndoEntry,
+)
 from tavola.session import Effects, Session
 
-ACTIONS = ("undo", "play", "clock", "pause", "resume", "result", "new")
+ACTIONS = ("undo", "correct", "play", "clock", "pause", "resume", "result", "new")
 RESULT_KINDS = ("win", "forfeit", "draw")
 
 
@@ -52,14 +62,19 @@ def perform(host: Host, request: Request) -> str:
         if action == "new":
             host.new_game(RefereeEntry("new game", request.who, reason, wall, now))
             return "New game started."
-        if action == "undo":
-            return _undo_to(host, int(fields.get("ply", "")), request.who, reason)
-        if action == "play":
+        if action in ("undo", "correct"):
+            ply = _whole(fields, "ply")
+            moves = fields.get("moves", "").split() if action == "correct" else []
+            if action == "correct" and not moves:
+                return "Refused: name the intended move(s) played after that ply."
+            fx = session.correct(ply, moves, now, wall)
+            what = f"correct to ply {ply}: {' '.join(moves)}" if moves else f"undo to ply {ply}"
+        elif action == "play":
             move = fields.get("move", "").strip()
             fx = session.command(move, now, wall) if move else Effects(log=("Name a move.",))
             what = f"play {move}"
         elif action == "clock":
-            player = int(fields.get("player", ""))
+            player = _whole(fields, "player")
             seconds = float(fields.get("seconds", ""))
             fx = session.adjust_clock(player, seconds, now, wall)
             name = session.game.player_names[player] if 0 <= player < len(
@@ -90,21 +105,48 @@ def _journaled(host: Host, fx: Effects, note: RefereeEntry) -> str:
     return " ".join(fx.log) or f"Done: {note.action}."
 
 
-def _undo_to(host: Host, ply: int, who: str, reason: str) -> str:
-    """Take back actions until ``ply`` actions remain, one journaled undo at a time (each
-    checked like the console's ``undo``); stops at the first refusal."""
-    played = len(host.session.game.history)
-    if not 0 <= ply < played:
-        raise ValueError(f"ply must be 0..{played - 1} (now at ply {played})")
-    said = []
-    while len(host.session.game.history) > ply:
-        now, wall = host.clock(), host.wall()
-        fx = host.session.command("undo", now, wall)
-        said.append(_journaled(host, fx, RefereeEntry(f"undo to ply {ply}", who, reason,
-                                                      wall, now)))
-        if said[-1].startswith("Refused"):
-            break
-    return " ".join(said)
+_CORRECTION = re.compile(r"(?:undo|correct) to ply (\d+)(?:: (.*))?")
+
+
+def pending_correction(record: Record) -> int | None:
+    """The ply of a referee's correction the board may not show yet: when the record's
+    last change of the game is a correction (nothing played or taken back after it), the
+    resumed session must wait for the board to show it again, as before the restart. (If
+    the board was set right before the restart, its first reading ends the wait.)"""
+    pending: int | None = None
+    own = 0  # entries still to come that the correction itself wrote
+    length = 0  # the game's history length as the record goes
+    for entry in record.entries:
+        if isinstance(entry, RefereeEntry):
+            match = _CORRECTION.fullmatch(entry.action)
+            if match:
+                ply, moves = int(match[1]), (match[2] or "").split()
+                pending, own = ply + len(moves), (length - ply) + len(moves)
+            continue
+        if isinstance(entry, (ActionEntry, UndoEntry, AmendEntry, TimeoutEntry)):
+            if isinstance(entry, ActionEntry):
+                length += 1
+            elif isinstance(entry, UndoEntry):
+                length -= 1
+            elif isinstance(entry, AmendEntry):
+                length += len(entry.moves) - len(entry.replaced)
+            else:
+                length += len(entry.played)
+            if own > 0:
+                own -= 1
+            else:
+                pending = None  # play went on from the corrected position
+        elif isinstance(entry, ResultEntry):
+            pending = None
+    return pending
+
+
+def _whole(fields: Mapping[str, str], key: str) -> int:
+    text = fields.get(key, "").strip()
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{key} must be a whole number, got {text!r}") from None
 
 
 def _outcome(kind: str, winner: str, players: int) -> Outcome:
@@ -119,9 +161,13 @@ def _outcome(kind: str, winner: str, players: int) -> Outcome:
                    (index,))
 
 
+REFEREE = -1  # an incident's player when the referee acted
+
+
 @dataclass(frozen=True)
 class Incident:
-    """One line of the referee's log: an illegal position, a takeback, a correction."""
+    """One line of the referee's log: an illegal position, a takeback, a correction, a
+    referee's action (``player`` :data:`REFEREE`)."""
 
     wall: float
     player: int
@@ -129,13 +175,17 @@ class Incident:
 
 
 def incidents(entries: list[object]) -> list[Incident]:
-    """The illegal positions, takebacks and corrections of a record, in order."""
+    """The illegal positions, takebacks, corrections and referee's actions of a record, in
+    order."""
     out = []
     for entry in entries:
         if isinstance(entry, IllegalEntry):
             out.append(Incident(entry.wall, entry.player, f"illegal: {entry.reason}"))
         elif isinstance(entry, UndoEntry):
             out.append(Incident(entry.wall, entry.player, f"takeback of {entry.move}"))
+        elif isinstance(entry, RefereeEntry) and entry.action != "new game":
+            said = f"{entry.action} ({entry.reason})" if entry.reason else entry.action
+            out.append(Incident(entry.wall, REFEREE, f"{entry.who}: {said}"))
         elif isinstance(entry, AmendEntry):
             out.append(Incident(entry.wall, entry.player, f"corrected {' '.join(entry.replaced)}"
                                                           f" to {' '.join(entry.moves)}"))

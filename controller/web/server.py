@@ -15,17 +15,20 @@ import contextlib
 import hmac
 import logging
 import secrets
+import socket
 from typing import Any, Protocol
 from urllib.parse import quote
 
 from aiohttp import web
 
 from tavola.config import WebConfig
+from tavola.export import export_record
 from tavola.hardware.layout import Layout
 from tavola.journal import Journal
 from tavola.record import RecordError
 from tavola.web import pages
 from tavola.web.auth import RateLimited, Referees, RefereeSession, csrf_ok
+from tavola.web.qr import svg_qr, terminal_qr
 from tavola.web.referee import Host, Request, incidents, perform
 from tavola.web.view import public_state, seat_state
 
@@ -40,10 +43,15 @@ CALM_SECONDS = 0.25  # a state with nothing new but the clocks and the LEDs: 4 t
 
 
 class Board(Host, Protocol):
-    """The daemon as the web sees it: the referee's host plus the layout and journal."""
+    """The daemon as the web sees it: the referee's host plus the layout, the journal and
+    the sensor (for its health)."""
 
     layout: Layout
     journal: Journal
+
+    @property
+    def sensor(self) -> object:
+        """The board's sensor backend."""
 
 
 class Hub:
@@ -132,17 +140,30 @@ class WebServer:
 
     @property
     def url(self) -> str:
-        """The view's address as a browser writes it."""
+        """The view's address as a browser writes it (listening on every address: this
+        machine's address on its network, which a phone can reach)."""
         host = self.config.host
+        if host in ("0.0.0.0", "::"):
+            host = _lan_address(host)
         shown = "localhost" if host in ("127.0.0.1", "::1") else (
             f"[{host}]" if ":" in host else host)
         return f"http://{shown}:{self.port}"
 
+    def seat_links(self, base: str | None = None) -> list[tuple[str, str]]:
+        """(player's name, seat page address with its token) of each seat; ``base`` is
+        the address the pages are reached at (default :attr:`url`)."""
+        names = self.board.session.game.player_names
+        return [(names[n], f"{base or self.url}/seat/{n}?token={self.seat_tokens[n]}")
+                for n in range(min(len(names), MAX_SEATS))]
+
     def seat_urls(self) -> list[str]:
         """Each seat's private page, with its token, for the terminal."""
-        names = self.board.session.game.player_names
-        return [f"{names[n]}: {self.url}/seat/{n}?token={self.seat_tokens[n]}"
-                for n in range(min(len(names), MAX_SEATS))]
+        return [f"{name}: {link}" for name, link in self.seat_links()]
+
+    def seat_qr_text(self) -> str:
+        """Each seat's page as a QR code for the terminal, under the player's name."""
+        return "\n".join(f"{name}: {link}\n{terminal_qr(link)}"
+                         for name, link in self.seat_links())
 
     def publish(self, urgent: bool = True) -> None:
         """The session changed (or may have): store its state for the streams. A change
@@ -154,7 +175,7 @@ class WebServer:
         self._published = now
         session = self.board.session
         players = min(session.game.num_players, MAX_SEATS)
-        self.hub.publish(public_state(session, self.board.layout, now),
+        self.hub.publish(public_state(session, self.board.layout, now, self.board.sensor),
                          [seat_state(session, n) for n in range(players)])
 
     # ----------------------------------------------------------------- pages
@@ -252,8 +273,14 @@ class WebServer:
             record = None
         log_ = incidents(list(record.entries) if record is not None else [])
         state = {**self.hub.public, "status": self.board.session.status()}  # all of it
+        # The address the referee reached the console at reaches the board from the
+        # table's network too, unless it is this machine's loopback.
+        base = f"{request.scheme}://{request.host}"
+        if request.host.startswith(("localhost", "127.", "[::1]")):
+            base = self.url
+        seats = [(name, link, svg_qr(link)) for name, link in self.seat_links(base)]
         return _html(pages.console_page(state, session.csrf, session.who, log_,
-                                        nonce, request.query.get("msg", "")))
+                                        nonce, request.query.get("msg", ""), seats))
 
     async def login(self, request: web.Request) -> web.Response:
         """POST the PIN: a session cookie, or refused (rate-limited after a few)."""
@@ -304,13 +331,43 @@ class WebServer:
         raise web.HTTPSeeOther(f"/referee?msg={quote(said[:300])}")
 
     async def record(self, request: web.Request) -> web.Response:
-        """The game in progress's record, as the journal holds it (JSON lines)."""
+        """The game in progress's record (else the last finished one): as ``tavola
+        export`` writes it (PDN for draughts), or with ``?format=jsonl`` as the journal
+        holds the game in progress."""
         if self._referee(request) is None:
             raise web.HTTPForbidden(text="log in at /referee first")
-        path = self.board.journal.current
-        body = path.read_bytes() if path.exists() else b""
-        return web.Response(body=body, content_type="application/x-ndjson", headers={
-            "Content-Disposition": 'attachment; filename="tavola-game.jsonl"'})
+        if request.query.get("format") == "jsonl":
+            path = self.board.journal.current
+            body = path.read_bytes() if path.exists() else b""
+            return web.Response(body=body, content_type="application/x-ndjson", headers={
+                "Content-Disposition": 'attachment; filename="tavola-game.jsonl"'})
+        journal = self.board.journal
+        try:
+            record = journal.resume()
+            if record is None:  # the game just ended and is filed: the newest one
+                finished = journal.records()
+                if not finished:
+                    raise web.HTTPNotFound(text="no game recorded yet")
+                record = journal.load(finished[-1].id)
+        except RecordError as exc:
+            raise web.HTTPConflict(text=f"the record cannot be read: {exc}") from None
+        suffix = "pdn" if record.header.game == "draughts" else "txt"
+        return web.Response(text=export_record(record), content_type="text/plain",
+                            charset="utf-8", headers={
+            "Content-Disposition": f'attachment; filename="tavola-{record.id}.{suffix}"'})
+
+
+def _lan_address(wildcard: str) -> str:
+    """This machine's address towards its network (no packet is sent: a UDP socket's
+    connect only picks the route); the hostname when there is no route."""
+    family = socket.AF_INET6 if ":" in wildcard else socket.AF_INET
+    probe = "2001:db8::1" if family == socket.AF_INET6 else "192.0.2.1"  # documentation nets
+    try:
+        with socket.socket(family, socket.SOCK_DGRAM) as udp:
+            udp.connect((probe, 9))
+            return str(udp.getsockname()[0])
+    except OSError:
+        return socket.gethostname()
 
 
 def _same_origin(request: web.Request) -> None:

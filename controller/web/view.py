@@ -10,6 +10,7 @@ Every text that comes from a game or a player is escaped here, once.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -136,7 +137,8 @@ def board_svg(game: Game[Any], layout: Layout, frame: Frame | None,
     return "".join(out)
 
 
-def public_state(session: Session, layout: Layout, now: float) -> dict[str, Any]:
+def public_state(session: Session, layout: Layout, now: float,
+                 sensor: object = None) -> dict[str, Any]:
     """What anyone at the table may see, JSON-safe: never a player's hidden cards."""
     game = session.game
     outcome = game.outcome()
@@ -152,9 +154,49 @@ def public_state(session: Session, layout: Layout, now: float) -> dict[str, Any]
         "last": history[-1] if history else "none yet",
         "moves": history,
         "players": list(names),
-        "health": ("board disconnected: " + session.disconnected) if session.disconnected
-        else "board connected",
+        "health": board_health(session.disconnected, sensor),
     }
+
+
+def board_health(disconnected: str | None, sensor: object = None) -> str:
+    """The board's health line: connected or why not, and what the sensor says of itself.
+
+    A sensor may expose ``health`` (an attribute, or a method taking no argument) as a
+    mapping: ``markers_seen`` and ``markers_expected`` (the camera's corner markers, ints),
+    ``camera`` (``"ok"`` or the problem, a string); or as a string shown as it is. It is
+    read defensively: a sensor without it, or one whose ``health`` fails, shows the
+    connection alone (a camera adds that it does not report its markers).
+
+    >>> class Camera:
+    ...     health = {"markers_seen": 3, "markers_expected": 4, "camera": "ok"}
+    >>> board_health(None, Camera())
+    'board connected; camera: 3 of 4 markers seen'
+    >>> board_health("no reply from the serial board")
+    'board disconnected: no reply from the serial board'
+    """
+    if disconnected:
+        return f"board disconnected: {disconnected}"
+    try:
+        health = getattr(sensor, "health", None)
+        if callable(health):
+            health = health()
+    except Exception:  # a sensor's status must never break the page
+        health = None
+    parts = ["board connected"]
+    if isinstance(health, Mapping):
+        camera, seen, expected = (health.get(k) for k in (
+            "camera", "markers_seen", "markers_expected"))
+        said = [] if camera in (None, "ok") else [str(camera)]
+        if isinstance(seen, int):
+            said.append(f"{seen} of {expected} markers seen" if isinstance(expected, int)
+                        else f"{seen} markers seen")
+        if said:
+            parts.append("camera: " + ", ".join(said))
+    elif isinstance(health, str) and health:
+        parts.append(health)
+    elif type(sensor).__name__ == "CameraSensor":
+        parts.append("camera: markers not reported")
+    return "; ".join(parts)
 
 
 def public_status(session: Session) -> str:

@@ -326,7 +326,7 @@ def test_replay_applies_takebacks_and_timeouts(tmp_path: Path) -> None:
     assert again.game.current_player == 1
     header = record.header
     text = export_text(record)
-    assert text.endswith("\n1. G@a1 pass 2. B@b1 *\n")
+    assert text.endswith("\n1. G@a1 pass {Player 2: move time out} 2. B@b1 *\n")
     # A session that journalled the timeout without what the game played is caught.
     silent = (*record.entries[:3], TimeoutEntry(1, "move", WALL, 60.0))
     with pytest.raises(RecordError, match=r"line 5: timeout does not apply.*\['pass'\]"):
@@ -452,7 +452,7 @@ def test_export_groups_a_turn_of_several_actions() -> None:
     entries.insert(-1, action_entry("g1", player=0, ply=0, wall=WALL, now=0.0))
     record = Record(header, tuple(entries))
     text = export_text(record)
-    assert text.endswith("\n1. a1 b2 2. a4 d7 3. a7 xb2 g7 4. g1 b2 *\n")
+    assert text.endswith("\n1. a1 b2 2. a4 d7 3. a7xb2 g7 4. g1 b2 *\n")  # morris: one token
     assert '[Variant "' not in text and '[Result "*"]' in text
 
 
@@ -584,7 +584,10 @@ def test_a_record_of_the_first_format_reads_replays_and_round_trips(tmp_path: Pa
     assert journal.resume() is None
     (summary,) = journal.records()
     assert (summary.score, summary.reason, summary.actions) == ("1-0", "resignation", 3)
-    assert export_text(journal.load(summary.id)).endswith("1. G@a1 pass 2. B@b1 1-0\n")
+    # The clock after each turn (the mover's time left) as PGN's %clk comment.
+    assert export_text(journal.load(summary.id)).replace("\n", " ").endswith(
+        "1. G@a1 {[%clk 0:04:58]} pass {[%clk 0:05:00]} {Player 2: move time out} "
+        "2. B@b1 {[%clk 0:03:58]} 1-0 ")
 
 
 def test_an_older_record_naming_its_layout_file_carries_the_layout_from_resume_on(

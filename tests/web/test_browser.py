@@ -138,3 +138,52 @@ def test_the_referee_resolves_an_ambiguous_reading(tmp_path: Path) -> None:
         assert "ambiguous" not in await view.locator("#status").inner_text()
 
     run_in_browser(tmp_path, scenario, "sequence-kids", TAVOLA_GAME_PARAMS_CARDS="declared")
+
+
+def test_the_referee_corrects_a_move_and_the_view_guides_the_board_back(
+        tmp_path: Path) -> None:
+    async def scenario(browser: Browser, daemon: object, url: str) -> None:
+        from tavola.daemon import Daemon
+        assert isinstance(daemon, Daemon)
+        view = await browser.new_page(viewport={"width": 900, "height": 700})
+        await view.goto(f"{url}/")
+        for n, move in enumerate(("d2", "a1", "d6"), 1):
+            daemon.console_line(move)
+            await until(lambda n=n: len(daemon.session.game.history) == n)  # type: ignore[misc]
+        await view.locator("#moves li", has_text="d6").wait_for()
+        page = await browser.new_page(viewport={"width": 900, "height": 1100})
+        await page.goto(f"{url}/referee")
+        await page.fill('input[name="pin"]', PIN)
+        await page.click("text=Log in")
+        assert await page.locator("#seats svg").count() == 2  # each seat's QR code
+        form = page.locator("form", has=page.locator('button[value="correct"]'))
+        await form.locator('input[name="ply"]').fill("1")
+        await form.locator('input[name="moves"]').fill("d2")  # taken: refused, and why
+        await form.locator("button").click()
+        assert "Refused: Illegal after ply 1: d2" in \
+            await page.locator("#message").inner_text()
+        form = page.locator("form", has=page.locator('button[value="correct"]'))
+        await form.locator('input[name="ply"]').fill("1")
+        await form.locator('input[name="moves"]').fill("g7")
+        await form.locator('input[name="reason"]').fill("Black meant g7")
+        await form.locator("button").click()
+        assert "Refused" not in await page.locator("#message").inner_text()
+        # Every open page tells the players how to set the board to the corrected game.
+        await view.locator("#status", has_text="set the board to it").wait_for()
+        assert "lift a1, lift d6, put a piece on g7" in \
+            await view.locator("#status").inner_text()
+        assert await view.locator("#moves li").all_inner_texts() == ["d2", "g7"]
+        assert "correct to ply 1: g7 (Black meant g7)" in \
+            await page.locator("#incidents").inner_text()
+        IMAGES.mkdir(parents=True, exist_ok=True)
+        await view.screenshot(path=str(IMAGES / "web-correction.png"))
+        daemon.console_line("a1-g7")
+        await until(lambda: "lift d6" in daemon.session.status()
+                    and "g7" not in daemon.session.status())
+        daemon.console_line("lift d6")
+        await view.locator("#status", has_text="set the board").wait_for(state="detached")
+        assert (await view.locator("#status").inner_text()).startswith("morris: White to move")
+        assert daemon.session.restoring is None
+        assert [str(m) for m in daemon.session.game.history] == ["d2", "g7"]
+
+    run_in_browser(tmp_path, scenario)

@@ -194,9 +194,28 @@ def test_the_referee_adds_time_pauses_undoes_and_declares(tmp_path: Path) -> Non
             daemon.console_line("d2")
             daemon.console_line("a1")
             await until(lambda: len(daemon.session.game.history) == 2)
-            refused = await act(action="undo", ply="0")  # the board still shows both
-            assert refused.startswith("Refused: The board still shows a1")
-            assert await act(action="undo", ply="7") == "Refused: ply must be 0..1 (now at ply 2)"
+            assert await act(action="undo", ply="7") == (
+                "Refused: There is no ply 7: the game is at ply 2.")
+            assert await act(action="undo", ply="x") == (
+                "Refused: ply must be a whole number, got &#x27;x&#x27;")
+            assert await act(action="correct", ply="1", moves="d2") == (
+                "Refused: Illegal after ply 1: d2: d2 is occupied")
+            said = await act(action="correct", ply="1", moves="g7", reason="misread")
+            assert "Took back a1." in said and "Black: g7" in said
+            # The board still shows a1: play waits until it shows g7 instead.
+            assert daemon.session.restoring == 2
+            assert "set the board to it (lift a1, put a piece on g7)" in \
+                daemon.session.status()
+            daemon.console_line("a1-g7")
+            await until(lambda: daemon.session.restoring is None)
+            assert [str(m) for m in daemon.session.game.history] == ["d2", "g7"]
+            entries = journal_lines(tmp_path)
+            note = next(e for e in entries if e["type"] == "referee"
+                        and e["action"] == "correct to ply 1: g7")
+            assert note["reason"] == "misread" and str(note["who"]).startswith("referee@")
+            at = entries.index(note)
+            assert [e["type"] for e in entries[at + 1:at + 3]] == ["undo", "action"]
+            assert "action" not in [e["type"] for e in entries[at + 3:]]  # a1-g7: no move
             said = await act(action="result", kind="forfeit", winner="0", reason="left")
             assert "Game over" in said
             assert daemon.session.game.outcome() is not None
@@ -366,3 +385,79 @@ def test_an_ambiguous_card_is_told_only_to_its_holder(tmp_path: Path) -> None:
             assert all(c in seat for c in candidates)
 
     asyncio.run(scenario())
+
+
+def test_the_console_downloads_the_record_in_its_notation(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path, "draughts", TAVOLA_GAME_VARIANT="russian",
+                              **CLOCK) as (daemon, url), aiohttp.ClientSession() as http:
+            assert (await http.get(f"{url}/referee/record?format=jsonl")).status == 403
+            token = await login(http, url)
+            daemon.console_line("c3-d4")
+            await until(lambda: len(daemon.session.game.history) == 1)
+            await http.post(f"{url}/referee/action", data={
+                "csrf": token, "action": "clock", "player": "1", "seconds": "30",
+                "reason": "knocked over"})
+            response = await http.get(f"{url}/referee/record")
+            assert response.status == 200
+            assert 'filename="tavola-' in response.headers["Content-Disposition"]
+            text = await response.text()
+            assert '[GameType "25"]' in text and "1. c3-d4 {[%clk 0:" in text
+            assert ": clock +30 s Black (knocked over)}" in text
+            raw = await (await http.get(f"{url}/referee/record?format=jsonl")).text()
+            assert [json.loads(line)["type"] for line in raw.splitlines()][:2] == [
+                "start", "action"]
+
+    asyncio.run(scenario())
+
+
+def test_the_live_view_shows_the_sensors_health(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path) as (daemon, url), aiohttp.ClientSession() as http:
+            assert "board connected" in await (await http.get(f"{url}/")).text()
+            # What the camera's backend reports of its corner markers (docs/web.md).
+            setattr(daemon.sensor, "health",  # noqa: B010 - the sim has no such field
+                    {"camera": "ok", "markers_seen": 3, "markers_expected": 4})
+            async with http.get(f"{url}/events") as stream:
+                daemon.console_line("d2")
+                state: dict[str, object] = {}
+                while "markers" not in str(state.get("health")):
+                    _, state = await next_event(stream)
+                assert state["health"] == "board connected; camera: 3 of 4 markers seen"
+
+    asyncio.run(scenario())
+
+
+def test_every_post_route_refuses_another_sites_request(tmp_path: Path) -> None:
+    """Even with the referee's session cookie and a seat's token (as an old browser that
+    ignores SameSite would send them), a POST from another site is refused on every route;
+    the referee's routes also want the form's CSRF token."""
+    async def scenario() -> None:
+        async with web_daemon(tmp_path, **CLOCK) as (daemon, url), \
+                aiohttp.ClientSession() as http:
+            assert daemon.web is not None
+            token = await login(http, url)
+            seat = f"token={daemon.web.seat_tokens[0]}"
+            posts = sorted(r.resource.canonical for r in daemon.web.app.router.routes()
+                           if r.method == "POST" and r.resource is not None)
+            assert posts == ["/referee/action", "/referee/login", "/referee/logout",
+                             "/seat/{seat}/hint"]
+            evil = {"Origin": "http://evil.example"}
+            form = {"csrf": token, "action": "pause", "pin": PIN}
+            for path in posts:
+                where = f"{url}{path.replace('{seat}', '0')}?{seat}"
+                response = await http.post(where, data=form, headers=evil,
+                                           allow_redirects=False)
+                assert response.status == 403, path
+            for path in ("/referee/action", "/referee/logout"):
+                for wrong in ("", "x" * len(token)):
+                    response = await http.post(f"{url}{path}",
+                                               data={**form, "csrf": wrong},
+                                               allow_redirects=False)
+                    assert response.status == 403, (path, wrong)
+            assert daemon.session.clock is not None and daemon.session.clock.running
+            # The session still works: nothing above logged it out.
+            assert "Referee console" in await (await http.get(f"{url}/referee")).text()
+
+    asyncio.run(scenario())
+    assert "referee" not in [e["type"] for e in journal_lines(tmp_path)]

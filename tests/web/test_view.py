@@ -52,3 +52,29 @@ def test_the_public_state_has_no_hand_and_a_seat_only_its_own() -> None:
     for seat in range(g.num_players):
         assert g.private_text(seat) not in public
         assert seat_state(session, seat)["hand"] == g.private_text(seat)
+
+
+def test_board_health_reads_the_sensors_status_defensively() -> None:
+    from tavola.web.view import board_health
+
+    class Broken:
+        def health(self) -> dict[str, int]:
+            raise RuntimeError("camera gone")
+
+    class Lost:
+        def health(self) -> dict[str, object]:
+            return {"camera": "no frame for 5 s", "markers_seen": 0, "markers_expected": 4}
+
+    class Serial:
+        health = "firmware 1.2, 12 ms scans"
+
+    class CameraSensor:  # the camera's backend before it reports its markers
+        pass
+
+    assert board_health(None, Broken()) == "board connected"
+    assert board_health(None, Lost()) == \
+        "board connected; camera: no frame for 5 s, 0 of 4 markers seen"
+    assert board_health(None, Serial()) == "board connected; firmware 1.2, 12 ms scans"
+    assert board_health(None, CameraSensor()) == "board connected; camera: markers not reported"
+    assert board_health(None, object()) == "board connected"
+    assert board_health("unplugged", Lost()) == "board disconnected: unplugged"

@@ -1,0 +1,232 @@
+"""The board's MQTT client, in the daemon's own loop (docs/event.md).
+
+The daemon calls :meth:`EventPublisher.publish` after every effect it applied, as it does
+for the web view; that only queues messages and never waits, so play goes on whatever the
+broker does. One task keeps a connection: it connects (the last will marks the table
+``offline``), says ``online``, republishes the newest retained state, subscribes to the
+table's ``cmd`` and sends the queue in order, a message leaving the queue only once the
+broker has it. A lost connection is tried again with a growing, jittered delay; what was
+queued meanwhile is sent then. The journal stays the truth: the queue is bounded, and a
+consumer that missed a move re-syncs from the retained state, which holds every move.
+
+A ``cmd`` is carried out by :func:`tavola.web.referee.perform`, exactly as the board's own
+console does, then acknowledged on ``ack``; a command id seen before is not carried out
+again, its first answer is sent again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import ssl
+from collections import OrderedDict, deque
+from typing import Any
+
+import aiomqtt
+
+from tavola.config import EventConfig
+from tavola.event.board import TableReport
+from tavola.event.topics import OFFLINE, ONLINE, QOS, Command, Topics, decode, encode
+from tavola.session import Effects
+from tavola.web.referee import Request, perform
+from tavola.web.server import Board
+
+log = logging.getLogger("tavola.event")
+
+MAX_QUEUED = 10_000  # moves, alerts and acks kept while the broker is away
+REMEMBERED_COMMANDS = 1_000  # command ids whose answers are kept (a repeat is not redone)
+BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
+SEND_TIMEOUT = 10.0  # seconds for the broker to take a message before reconnecting
+
+
+class EventPublisher:
+    """Publishes one board's table and carries out the arbiter's commands to it."""
+
+    def __init__(self, board: Board, config: EventConfig) -> None:
+        self.board = board
+        self.config = config
+        self.topics = Topics(config.event, config.table)
+        self.report = TableReport()
+        self.queue: deque[tuple[str, bytes]] = deque()  # (kind, payload), sent in order
+        self.state: bytes | None = None  # the newest retained state (sent after the queue)
+        self.state_sent = True
+        self.clock: bytes | None = None
+        self.dropped = 0
+        self.connected = asyncio.Event()
+        self.answers: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._client_now: aiomqtt.Client | None = None
+        self._session: object = None
+        self._header: dict[str, Any] = {}
+
+    # ----------------------------------------------------------------- the daemon's side
+    def publish(self, fx: Effects | None = None) -> None:
+        """The daemon applied ``fx``: queue what changed. Never blocks, never raises."""
+        try:
+            self._publish(fx or Effects())
+        except Exception:  # a bug here must never cost the game
+            log.exception("could not prepare the event messages")
+
+    def _publish(self, fx: Effects) -> None:
+        board = self.board
+        if board.session is not self._session:  # a new game: its header names it
+            self._session, self._header = board.session, _header(board)
+        out = self.report.update(board.session, self._header, fx,
+                                 board.clock(), board.wall())
+        for kind, messages in (("move", out.moves), ("alert", out.alerts)):
+            for message in messages:
+                self._queue(kind, encode(message))
+        if out.state is not None:
+            self.state, self.state_sent = encode(out.state), False
+        if out.clock is not None:
+            self.clock = encode(out.clock)
+        if out.moves or out.alerts or out.state is not None or out.clock is not None:
+            self._wake.set()
+
+    def _queue(self, kind: str, payload: bytes) -> None:
+        if len(self.queue) >= MAX_QUEUED:  # the retained state still holds every move
+            self.queue.popleft()
+            self.dropped += 1
+        self.queue.append((kind, payload))
+
+    # ----------------------------------------------------------------- lifecycle
+    async def start(self) -> None:
+        """Start keeping the connection (returns at once; the broker may be down)."""
+        self.publish()
+        self._task = asyncio.create_task(self._run(), name="tavola-event")
+
+    async def stop(self) -> None:
+        """Say ``offline`` if connected (a goodbye sends no last will), and close."""
+        client = self._client_now
+        if client is not None and self.connected.is_set():
+            with contextlib.suppress(Exception):
+                await client.publish(self.topics.presence, OFFLINE.encode(), QOS["presence"],
+                                     retain=True, timeout=1.0)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+
+    # ----------------------------------------------------------------- the connection
+    def _client(self) -> aiomqtt.Client:
+        cfg = self.config
+        tls = None
+        if cfg.tls:
+            tls = ssl.create_default_context(cafile=str(cfg.ca_file) if cfg.ca_file else None)
+        return aiomqtt.Client(
+            cfg.host, cfg.port, username=cfg.username or None, password=cfg.password or None,
+            identifier=f"tavola-{cfg.event}-{cfg.table}", clean_session=True, keepalive=10,
+            will=aiomqtt.Will(self.topics.presence, OFFLINE.encode(), QOS["presence"],
+                              retain=True),
+            tls_context=tls, timeout=SEND_TIMEOUT)
+
+    async def _run(self) -> None:
+        delay = BACKOFF_FIRST
+        while True:
+            try:
+                async with self._client() as client:
+                    delay = BACKOFF_FIRST
+                    self._client_now = client
+                    await self._connected(client)
+            except aiomqtt.MqttError as exc:
+                log.warning("event broker %s:%s: %s; trying again in %.1f s",
+                            self.config.host, self.config.port, exc, delay)
+            except Exception:  # a bug must cost a reconnection, never the publishing
+                log.exception("event publisher failed; trying again in %.1f s", delay)
+            finally:
+                self._client_now = None
+                self.connected.clear()
+            await asyncio.sleep(delay * random.uniform(0.8, 1.2))
+            delay = min(delay * 2, BACKOFF_MAX)
+
+    async def _connected(self, client: aiomqtt.Client) -> None:
+        await client.subscribe(self.topics.cmd, qos=QOS["cmd"])
+        await client.publish(self.topics.presence, ONLINE.encode(), QOS["presence"],
+                             retain=True)
+        self.state_sent = False  # a fresh connection republishes the retained state
+        self.connected.set()
+        log.info("publishing table %s of event %s to %s:%s", self.config.table,
+                 self.config.event, self.config.host, self.config.port)
+        receiving = asyncio.create_task(self._receive(client))
+        try:
+            while True:
+                self._wake.clear()  # before sending: a message queued meanwhile wakes us
+                await self._send(client)
+                if receiving.done():
+                    receiving.result()  # the connection ended: its error, to reconnect
+                    raise aiomqtt.MqttError("the connection ended")
+                waiting = asyncio.create_task(self._wake.wait())
+                await asyncio.wait({waiting, receiving}, return_when=asyncio.FIRST_COMPLETED)
+                waiting.cancel()
+        finally:
+            receiving.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await receiving
+
+    async def _send(self, client: aiomqtt.Client) -> None:
+        """Everything queued, in order; each leaves the queue once the broker took it."""
+        while self.queue:
+            kind, payload = self.queue[0]
+            await client.publish(self.topics.of(kind), payload, QOS[kind])
+            if self.queue and self.queue[0][1] is payload:
+                self.queue.popleft()
+        if self.state is not None and not self.state_sent:
+            state = self.state
+            await client.publish(self.topics.state, state, QOS["state"], retain=True)
+            self.state_sent = self.state is state
+        if self.clock is not None:
+            clock, self.clock = self.clock, None
+            await client.publish(self.topics.clock, clock, QOS["clock"])
+
+    async def _receive(self, client: aiomqtt.Client) -> None:
+        async for message in client.messages:
+            data = decode(message.payload if isinstance(message.payload, bytes | bytearray)
+                          else str(message.payload))
+            if data is None:
+                log.warning("a cmd that is not a tavola v1 message was ignored")
+                continue
+            self.command(data)
+
+    def command(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Carry out one ``cmd`` message (once per id) and queue its ``ack``; returns it."""
+        try:
+            cmd = Command.from_message(data)
+        except ValueError as exc:
+            answer = {"id": str(data.get("id", ""))[:64], "done": False,
+                      "said": f"Refused: {exc}"}
+        else:
+            known = self.answers.get(cmd.id)
+            if known is not None:
+                answer = {**known, "repeat": True}
+            else:
+                said = perform(self.board, Request(cmd.action, cmd.fields, cmd.who))
+                answer = {"id": cmd.id, "done": not said.startswith(("Refused", "Unknown")),
+                          "said": said}
+                self.answers[cmd.id] = answer
+                while len(self.answers) > REMEMBERED_COMMANDS:
+                    self.answers.popitem(last=False)
+                log.info("event command %s %s by %s: %s", cmd.id, cmd.action, cmd.who, said)
+        answer = {**answer, "ply": len(self.board.session.game.history),
+                  "wall": self.board.wall()}
+        self.publish()  # the state after the action, before its ack
+        self._queue("ack", encode(answer))
+        self._wake.set()
+        return answer
+
+
+def _header(board: Board) -> dict[str, Any]:
+    """The journal's header of the game in play (its id, set-up, players, clock); the
+    set-up position is left out of a game with hidden cards (a dealt deck)."""
+    try:
+        with board.journal.current.open("rb") as file:
+            header: dict[str, Any] = json.loads(file.readline())
+    except (OSError, ValueError):
+        return {}
+    if board.session.game.hidden_information:
+        header.pop("start", None)
+    return header

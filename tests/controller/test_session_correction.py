@@ -1,0 +1,132 @@
+"""The referee's corrections (:meth:`Session.correct`): back to a ply, optionally with the
+intended moves; the board must then be set to the corrected position before play goes on,
+and no move is taken from it meanwhile."""
+
+from __future__ import annotations
+
+from tavola.feedback import RED
+from tavola.games import new_game
+from tavola.record import (
+    ActionEntry,
+    ClockEntry,
+    Entry,
+    Record,
+    RefereeEntry,
+    ResultEntry,
+    StartEntry,
+    UndoEntry,
+)
+from tavola.session import Session
+from tavola.web.referee import pending_correction
+from tests.controller.test_session import MORRIS, colour, kinds, morris_session, reading, see
+
+
+def three_moves_played() -> Session:
+    s = morris_session(policy="arbiter", hints=False)
+    see(s, reading(s.game, d2="#"), 1.0)
+    see(s, reading(s.game, a1="#"), 3.0)
+    see(s, reading(s.game, d6="#"), 5.0)
+    assert [str(m) for m in s.game.history] == ["d2", "a1", "d6"]
+    return s
+
+
+def test_undo_to_a_ply_waits_for_the_board_to_show_it() -> None:
+    s = three_moves_played()
+    fx = s.correct(1, [], 10.0, 10.0)
+    assert kinds(fx) == ["undo", "undo"]
+    assert fx.journal[0] == UndoEntry("d6", 0, 10.0, 10.0)
+    assert [str(m) for m in s.game.history] == ["d2"]
+    assert s.restoring == 1
+    status = s.status()
+    assert "the referee corrected the game to ply 1: set the board to it (lift a1, lift d6)" \
+        in status
+    assert colour(s, MORRIS, "a1", 10.1) == RED and colour(s, MORRIS, "d6", 10.1) == RED
+    # The board still shows a1 and d6: neither is played again, nothing is journaled.
+    assert s.tick(12.0, 12.0).journal == ()
+    assert [str(m) for m in s.game.history] == ["d2"] and s.flags == [0, 0]
+    fx = see(s, reading(s.game, d6="#"), 13.0)  # half way: d6 looks like Black's move
+    assert fx.journal == () and s.restoring == 1
+    fx = see(s, reading(s.game), 15.0)  # restored
+    assert s.restoring is None and any("corrected position (ply 1)" in line for line in fx.log)
+    assert "referee" not in s.status() and "does not match" not in s.status()
+    fx = see(s, reading(s.game, g7="#"), 17.0)  # play goes on from there
+    assert kinds(fx) == ["action"] and [str(m) for m in s.game.history] == ["d2", "g7"]
+    assert s.flags == [0, 0]  # the referee's correction flags nobody
+
+
+def test_the_intended_move_replaces_the_recorded_one() -> None:
+    s = three_moves_played()
+    fx = s.correct(1, ["g7"], 10.0, 10.0)
+    assert kinds(fx) == ["undo", "undo", "action"]
+    assert fx.journal[2] == ActionEntry("g7", 1, 2, 10.0, 10.0)
+    assert [str(m) for m in s.game.history] == ["d2", "g7"]
+    assert "(lift a1, lift d6, put a piece on g7)" in s.status()
+    assert see(s, reading(s.game), 12.0).journal == ()  # the board set to it: nothing new
+    assert s.restoring is None
+
+
+def test_a_board_that_shows_the_corrected_position_ends_the_wait() -> None:
+    s = morris_session()
+    s.command("d2", 1.0, 1.0)
+    s.command("a1", 2.0, 2.0)  # typed by mistake: Black's man is on g7
+    fx = s.correct(1, ["g7"], 3.0, 3.0)
+    assert kinds(fx) == ["undo", "action"] and s.restoring == 2  # no reading yet
+    fx = see(s, reading(s.game), 4.0)  # the first reading shows d2 and g7
+    assert fx.journal == () and s.restoring is None
+    assert [str(m) for m in s.game.history] == ["d2", "g7"]
+
+
+def test_impossible_corrections_are_refused_with_the_reason() -> None:
+    s = three_moves_played()
+    for ply, moves, said in [
+        (4, [], "There is no ply 4: the game is at ply 3."),
+        (-1, [], "There is no ply -1"),
+        (1, ["d2"], "Illegal after ply 1: "),
+        (1, ["zz"], "Not understood: "),
+        (1, ["a1", "d6"], "That is the game as recorded; nothing to correct."),
+        (3, [], "That is the game as recorded"),
+    ]:
+        fx = s.correct(ply, moves, 10.0, 10.0)
+        assert fx.journal == () and fx.log[0].startswith(said), (ply, moves, fx.log)
+    assert [str(m) for m in s.game.history] == ["d2", "a1", "d6"] and s.restoring is None
+    s.declare(s.game.resignation(0), 11.0, 11.0)
+    assert s.correct(1, [], 12.0, 12.0).log == (
+        "The game is over; declare another result or start a new game.",)
+
+
+def test_a_correction_that_cannot_be_written_is_put_back() -> None:
+    s = three_moves_played()
+    s.correct(0, [], 10.0, 10.0)
+    s.rollback()
+    assert [str(m) for m in s.game.history] == ["d2", "a1", "d6"] and s.restoring is None
+
+
+def correction_record(ply: int, moves: list[str], after: list[str]) -> tuple[Session, Record]:
+    """d2 a1 d6 played, the referee's correction journaled as the console does, then the
+    moves ``after`` typed."""
+    s = three_moves_played()
+    header = StartEntry.of(new_game("morris"), game_id="c", wall=0.0)
+    entries: list[Entry] = [ActionEntry(t, p, n, 0.0, 0.0)
+                            for n, (p, t) in enumerate([(0, "d2"), (1, "a1"), (0, "d6")], 1)]
+    what = f"correct to ply {ply}: {' '.join(moves)}" if moves else f"undo to ply {ply}"
+    entries.append(RefereeEntry(what, "referee@127.0.0.1", "", 9.0, 9.0))
+    entries += s.correct(ply, moves, 9.0, 9.0).journal
+    entries.append(ClockEntry({"left": [1.0, 1.0]}, 9.5, 9.5))  # a checkpoint: no move
+    for text in after:
+        entries += s.command(text, 10.0, 10.0).journal
+    return s, Record(header, tuple(entries))
+
+
+def test_a_correction_still_waits_for_the_board_after_a_restart() -> None:
+    s, record = correction_record(1, [], [])
+    assert pending_correction(record) == 1 == s.restoring
+    s, record = correction_record(1, ["g7"], [])
+    assert pending_correction(record) == 2 == s.restoring
+    s, record = correction_record(1, ["g7", "d6"], [])  # as long as the game it replaced
+    assert pending_correction(record) == 3 == s.restoring
+    _, record = correction_record(1, ["g7"], ["a4"])  # play went on: nothing to wait for
+    assert pending_correction(record) is None
+    assert pending_correction(Record(record.header, record.entries[:3])) is None
+    result = ResultEntry.of(None, 2, wall=11.0, now=11.0)
+    _, record = correction_record(0, [], [])
+    assert pending_correction(Record(record.header, (*record.entries, result))) is None
