@@ -11,8 +11,9 @@ games' public extras). Each is written from the game's strategy:
   men have come), the back rank kept, the centre, runaway men near the crown;
 - quixo: lines still open for each side (four of five weigh most: the opponent's are
   threats), the centre cube, own cubes;
-- tessere: configurations one checker from complete (the player to move completes them),
-  who holds the last block (the second block wins a full board);
+- tessere: the race for safe placements (a checker that leaves three of a configuration
+  sharing a colour another checker carries hands over the win), who makes the last safe
+  one, who holds the last block (the second block wins a full board);
 - sequence-kids: lines of four still open for each colour, free corners, dragons and
   unicorns in the hand of the player to move (never an opponent's hand);
 - quinque: lines of five across tiles still open, backpacks left.
@@ -296,13 +297,7 @@ def _sequence(game: Game[Any]) -> int:
 
 
 # ----------------------------------------------------------------------------- quinque
-# Lines of five across the tiles' borders. A four with its fifth skydiver free is a win for
-# whoever may still mark one this turn; two of the opponent's such fours cannot both be
-# blocked by the one backpack a turn has; a player out of backpacks makes no more lines.
-_QUINQUE_LINE = (0, 1, 4, 14, 45, 100, 100, 100, 100, 100, 100)
-_QUINQUE_MARK_WINS = 4000
-_QUINQUE_FORK = 700
-_QUINQUE_BACKPACK = 4
+_QUINQUE_LINE = (0, 1, 4, 12, 40, 100, 100, 100, 100, 100, 100)
 
 
 def _quinque(game: Game[Any]) -> int:
@@ -314,42 +309,24 @@ def _quinque(game: Game[Any]) -> int:
         sx, _, sy = name.partition(",")
         cells[(int(sx), int(sy))] = token
     score = 0
-    mine: set[tuple[int, int]] = set()  # free skydivers that complete a line of the mover's
-    theirs: set[tuple[int, int]] = set()
     for x, y in cells:
         for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
             own = opp = 0
-            free = None
             for k in range(length):
-                cell = (x + k * dx, y + k * dy)
-                t = cells.get(cell)
+                t = cells.get((x + k * dx, y + k * dy))
                 if t is None:
                     break
                 if t == own_token:
                     own += 1
                 elif t != ".":
                     opp += 1
-                else:
-                    free = cell
             else:
                 if not opp:
                     score += _QUINQUE_LINE[own]
-                    if own == length - 1 and free is not None:
-                        mine.add(free)
                 elif not own:
                     score -= _QUINQUE_LINE[opp]
-                    if opp == length - 1 and free is not None:
-                        theirs.add(free)
-    g: Any = game
-    left: list[int] = g.left
-    can_mark = left[me] > 0 and g.phase != 2  # the second action of a turn only moves tiles
-    if mine and can_mark:
-        return _QUINQUE_MARK_WINS
-    if len(theirs) >= 2 and left[1 - me] > 0:
-        score -= _QUINQUE_FORK  # one mark blocks one of them; a tile move rarely the other
-    if len(mine) >= 2 and left[me] > 0:
-        score += _QUINQUE_FORK // 2  # the opponent's turn comes first
-    return score + _QUINQUE_BACKPACK * (left[me] - left[1 - me])
+    left: list[int] = game.left  # type: ignore[attr-defined]
+    return score + 2 * (left[me] - left[1 - me])
 
 
 # ----------------------------------------------------------------------------- keys
