@@ -76,21 +76,42 @@ def settings() -> list[tuple[str, dict[str, Any]]]:
 
 
 # ----------------------------------------------------------------------------- ours
-def playout_rate(name: str, params: dict[str, Any], seed: int) -> tuple[float, float]:
-    """(actions/s, turns/s) of random games played for about SECONDS."""
+def playout_rate(
+    name: str, params: dict[str, Any], seed: int, count_turns: bool = True
+) -> tuple[float, float]:
+    """(actions/s, turns/s) of random games played for about SECONDS.
+
+    The loop is the reference's: ``legal_moves()``, stop if there are none, ``apply`` a
+    random one. ``count_turns`` adds one read of ``current_player`` per action (a turn ends
+    when it changes, or when the game does); without it turns/s is 0, and the loop does
+    exactly the work of OpenSpiel's (``legal_actions``, ``apply_action``).
+    """
     rng = random.Random(seed)
     actions = turns = 0
     start = time.perf_counter()
     while time.perf_counter() - start < SECONDS:
         game = new_game(name, **params)
+        if not count_turns:
+            for _ in range(PLY_CAP):
+                moves = game.legal_moves()
+                if not moves:
+                    break
+                game.apply(rng.choice(moves))
+                actions += 1
+            continue
+        player = game.current_player
+        changed = True
         for _ in range(PLY_CAP):
             moves = game.legal_moves()
             if not moves:
+                turns += not changed  # the game ended within the player's turn
                 break
-            player = game.current_player
             game.apply(rng.choice(moves))
             actions += 1
-            turns += game.current_player != player or game.outcome() is not None
+            now = game.current_player
+            changed = now != player
+            turns += changed
+            player = now
     elapsed = time.perf_counter() - start
     return actions / elapsed, turns / elapsed
 
@@ -249,8 +270,9 @@ def compare(ref: Reference, rounds: int) -> None:
     same = "identical" if ours_leaves == their_leaves else "DIFFERENT: not comparable"
     mine_p, theirs_p, mine_t, theirs_t = [], [], [], []
     for seed in range(rounds):
-        actions, turns = playout_rate(ref.game, ref.params, seed)
-        mine_p.append(actions if ref.unit == "actions" else turns)
+        by_turns = ref.unit == "turns"
+        actions, turns = playout_rate(ref.game, ref.params, seed, count_turns=by_turns)
+        mine_p.append(turns if by_turns else actions)
         theirs_p.append(ref.their_playout(seed))
         mine_t.append(timed(lambda: perft(new_game(ref.game, **ref.params), ref.depth))[1])
         theirs_t.append(timed(ref.their_perft)[1])

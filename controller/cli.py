@@ -87,7 +87,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     overrides: dict[str, str | None] = {
         "game": args.game, "variant": args.variant, "sensor": args.sensor, "leds": args.leds,
-        "journal.directory": args.journal}
+        "journal.directory": args.journal, "game.opponent": args.opponent,
+        "game.opponent_level": args.level,
+        "game.opponent_side": None if args.ai_plays is None else str(args.ai_plays)}
     for key, value in _params(args.param).items():  # checked by the game, like the config's
         overrides[f"game.params.{key}"] = value
     config = load_config(args.config, os.environ, overrides)
@@ -250,6 +252,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                    help="a game parameter (repeatable), e.g. -p players=4; overrides "
                    "[game.params]")
+    p.add_argument("--opponent", choices=("ai",),
+                   help="the computer plays one side; its moves are shown on the board")
+    p.add_argument("--level", help="override [game] opponent_level: beginner, club, strongest")
+    p.add_argument("--ai-plays", type=int, metavar="PLAYER",
+                   help="override [game] opponent_side: the player the computer plays (0 first)")
     p.add_argument("--script", help="simulator: a file of sensor events to play")
     p.add_argument("--resume", metavar="ID", help="go on with a game kept unfinished when "
                    "another was asked for (its id is in the message that kept it)")

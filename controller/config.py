@@ -30,8 +30,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from tavola.ai import LEVELS
 from tavola.clock import CLOCK_MODES, ClockSpec, ClockSpecError
 from tavola.games import Game, game_class
+from tavola.hints import ComputerPlayer, HintSettings
 from tavola.inference import GRACE_SECONDS, SETTLE_SECONDS
 from tavola.session import POLICIES, Policy
 
@@ -66,6 +68,7 @@ class GameConfig:
     )  # game parameters, checked by the game
     policy: Policy = "teaching"
     hints: bool = True
+    opponent: ComputerPlayer | None = None  # opponent = "ai": the engine plays a side
 
     def new_game(self) -> Game[Any]:
         """A new game with these settings (already validated by :func:`load_config`)."""
@@ -172,6 +175,7 @@ class Config:
     journal: JournalConfig
     log: LogConfig
     web: WebConfig = field(default_factory=WebConfig)
+    hints: HintSettings = field(default_factory=HintSettings)
     event: EventConfig = field(default_factory=EventConfig)
     path: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
@@ -201,6 +205,24 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "params": Key("table", {}, "params = { flying = false }"),
         "policy": Key("choice", "teaching", 'policy = "arbiter"', POLICIES),
         "hints": Key("bool", True, "hints = false"),
+        "opponent": Key("choice", "none", 'opponent = "ai"', ("none", "ai")),
+        "opponent_level": Key("choice", "club", 'opponent_level = "beginner"', tuple(LEVELS)),
+        "opponent_side": Key("int", 1, "opponent_side = 1", minimum=0, maximum=3,
+                             hint="the player the computer plays, 0 = the first"),
+    },
+    "hints": {
+        "level": Key("choice", "strongest", 'level = "club"', tuple(LEVELS)),
+        "per_turn": Key("int", 3, "per_turn = 3", minimum=1, maximum=20),
+        "nodes": Key("int", 0, "nodes = 12000", minimum=0, maximum=10_000_000,
+                     hint="positions searched; 0 = the level's own budget"),
+        "seconds": Key("float", 1.0, "seconds = 1", minimum=0, maximum=60,
+                       hint="a cap on the search time; 0 = none"),
+        "gesture": Key("bool", True, "gesture = false"),
+        "cell": Key("str", "", 'cell = "z1"'),
+        "arbiter": Key("bool", False, "arbiter = true"),
+        "feedback": Key("bool", False, "feedback = true"),
+        "threshold": Key("int", 150, "threshold = 150", minimum=1, maximum=100_000,
+                         hint="hundredths of a man"),
     },
     "sensor": {
         "backend": Key("name", "sim", 'backend = "reed"'),
@@ -524,6 +546,7 @@ def _build(layers: _Layers, env: Mapping[str, str], base: Path | None, path: Pat
         journal=JournalConfig(_journal_dir(values["journal"]["directory"], env, base, layers)),
         log=LogConfig(values["log"]["level"]),
         web=_web(values["web"], layers, env, base),
+        hints=_hints(values["hints"]),
         event=_event(values["event"], layers, env, base),
         path=path,
         sources=MappingProxyType(sources),
@@ -688,7 +711,26 @@ def _game(values: dict[str, Any], layers: _Layers, path_of_config: Path | None,
             f"{name_setting.source}: [game] {name!r} with variant {variant!r} "
             f"and params {shown!r}: {exc}"
         ) from None
-    return GameConfig(name, variant, MappingProxyType(checked), values["policy"], values["hints"])
+    opponent = None
+    if values["opponent"] == "ai":
+        players = GameConfig(name, variant, checked).new_game().num_players
+        side = values["opponent_side"]
+        if side >= players:
+            setting = layers.get("game", "opponent_side")
+            raise ConfigError(
+                f"{setting.source if setting else 'default'}: game.opponent_side = {side}: "
+                f"{cls.name} has players 0 to {players - 1}; choose one "
+                f"(e.g. opponent_side = 1)")
+        opponent = ComputerPlayer(side, values["opponent_level"])
+    return GameConfig(name, variant, MappingProxyType(checked), values["policy"], values["hints"],
+                      opponent)
+
+
+def _hints(values: dict[str, Any]) -> HintSettings:
+    """``[hints]``: 0 nodes or seconds mean the level's own budget, no time cap."""
+    return HintSettings(values["level"], values["per_turn"], values["nodes"] or None,
+                        values["seconds"] or None, values["gesture"], values["cell"],
+                        values["arbiter"], values["feedback"], values["threshold"])
 
 
 def _clock(values: dict[str, Any], layers: _Layers) -> ClockSpec:
@@ -788,11 +830,30 @@ def _event(values: dict[str, Any], layers: _Layers, env: Mapping[str, str],
         raise ConfigError(f"{where('username')}: event.username is empty but a password is "
                           f"set; name the broker account (e.g. username = \"7\")")
     ca = values["ca_file"]
+    ca_file = _path(ca, env, base, layers.get("event", "ca_file")) if ca else None
+    if ca_file is not None:
+        _check_ca(ca_file, where("ca_file"))
     return EventConfig(
-        values["enabled"], *addresses["broker"], values["tls"],
-        _path(ca, env, base, layers.get("event", "ca_file")) if ca else None,
+        values["enabled"], *addresses["broker"], values["tls"], ca_file,
         values["username"], password, values["event"], values["table"],
         *addresses["console_listen"])
+
+
+def _check_ca(path: Path, where: str) -> None:
+    """The CA file loads as TLS trust (read now, not at the first connection)."""
+    import ssl  # only for this check
+
+    try:
+        ssl.create_default_context(cafile=str(path))
+    except OSError as exc:
+        if isinstance(exc, ssl.SSLError):
+            raise ConfigError(f"{where}: event.ca_file = {str(path)!r}: is not a PEM "
+                              f"certificate ({exc.reason}); name the CA certificate that "
+                              f"signed the broker's (e.g. ca_file = \"/etc/tavola/event-ca.crt\")"
+                              ) from None
+        raise ConfigError(f"{where}: event.ca_file = {str(path)!r}: cannot be read "
+                          f"({exc.strerror or exc}); copy the CA certificate that signed the "
+                          f"broker's there") from None
 
 
 def _path(value: str, env: Mapping[str, str], base: Path | None, setting: _Setting | None) -> Path:

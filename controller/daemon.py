@@ -4,7 +4,12 @@ It builds the game (resumed from the journal when one is in progress), the layou
 backends named in the config, then feeds sensor events, console lines and a periodic tick to
 the session and applies the effects in order: journal entries (fsynced), the LED frame, the
 status (systemd's STATUS and the terminal), log lines. Blocking drivers are the backends'
-business (``asyncio.to_thread`` inside them); there are no threads or queues here.
+business (``asyncio.to_thread`` inside them). The one other thing that blocks is the engine
+(a hint, the computer's turn, a review: :class:`tavola.hints.Search`): each search runs in
+one worker process, started when first needed, with the node budget and time cap of
+``[hints]``, and its answer is handed back to the session on the loop, so sensing and the
+watchdog never wait for it. A process, not a thread: pure-Python search in a thread holds
+the interpreter lock and makes the loop's ticks late (bench/hint_loop.py).
 
 SIGTERM or SIGINT: the clock is paused and checkpointed, the LEDs cleared, the backends
 closed, exit 0. A ``kill -9`` loses nothing that was confirmed: every action was fsynced
@@ -16,11 +21,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import multiprocessing
 import os
 import signal
 import sys
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tavola.clock import Clock
@@ -30,6 +38,7 @@ from tavola.games import Game, Reason
 from tavola.hardware import load_leds, load_sensor
 from tavola.hardware.base import LedBackend, SensorBackend, SensorFault, Snapshot
 from tavola.hardware.layout import Layout, LayoutError
+from tavola.hints import Answer, Search, answer
 from tavola.journal import Journal
 from tavola.notify import Notifier
 from tavola.record import (
@@ -60,8 +69,11 @@ c3, bounce d4, knock c3 d4, noise, unplug, replug; 'help all' lists all of them)
   play MOVE   declare an action the board cannot show (a pass, a dead card), or pick
               one of several candidates when the move is ambiguous
   undo        take back the last action        resign, draw   end the game
-  hint        light the legal moves in blue    status         show the state
-  new         start a new game                 help all       the simulator's commands too
+  hint        the engine's best move, lit blue; again: the next best (on the board: lift
+              one piece and put it back twice within a second)
+  hints on    (arbiter) the referee allows hints; hints off: forbids them again
+  status      show the state                   new            start a new game
+  help all    the simulator's commands too
   seats       the seat pages' QR codes (with [web] on)
   quit        stop the daemon (the game is kept and resumes at the next start)"""
 FIRST_SCREEN = ("Type sensor events (d2, lift d2, place d4, d2-d4) or commands (status, "
@@ -107,6 +119,8 @@ class Daemon:
         self._drawn_status = ""
         self._shown_to: int | None = None  # whose hidden cards the screen may show
         self.web: WebServer | None = None  # [web] enabled: the live view (tavola.web)
+        self._searching: set[asyncio.Task[None]] = set()  # the engine at work, off the loop
+        self._engine: ProcessPoolExecutor | None = None  # its worker process
         self.event: EventPublisher | None = None  # [event] enabled: the club's broker
 
     # ----------------------------------------------------------------- setup
@@ -131,6 +145,7 @@ class Daemon:
                 else:
                     # A referee's correction the board may not show yet waits for it still.
                     self.session.restoring = pending_correction(record)
+                    self.session.resume_help(record.entries)
                     self._say(f"Resumed {game.name} game {record.id} at ply "
                               f"{len(game.history)}.")
                     if game.name != self.config.game.name:
@@ -251,6 +266,7 @@ class Daemon:
             game, self.layout, self.sensor.capability, cells=self.layout.cells,
             policy=cfg.game.policy, hints=cfg.game.hints, settle=cfg.inference.settle,
             grace=cfg.inference.grace, clock=clock, last_clock_write=self.clock(),
+            hinting=cfg.hints, computer=cfg.game.opponent, seat_pages=cfg.web.enabled,
         )
 
     # ----------------------------------------------------------------- running
@@ -299,6 +315,8 @@ class Daemon:
                 await self.event.stop()
             if self.web is not None:
                 await self.web.stop()
+            if self._engine is not None:  # a search under way ends within its budget
+                self._engine.shutdown(wait=False, cancel_futures=True)
             self._close_backends()
             self.notifier.close()
 
@@ -486,6 +504,11 @@ class Daemon:
                 self._answer(CONSOLE_HELP + ("\n" + language("help") if language else ""))
             elif word == "help":
                 self._answer(CONSOLE_HELP)
+            elif word == "hints" and rest in ("on", "off"):  # the referee, at the board
+                allowed = rest == "on"
+                note = RefereeEntry("allow hints" if allowed else "forbid hints", "console",
+                                    "", wall, now)
+                self._apply(Effects(journal=(note,)) + self.session.allow_hints(allowed, now))
             elif word in ("undo", "resign", "draw", "hint"):
                 self._apply(self.session.command(word, now, wall))
             elif word == "play" and rest:
@@ -546,6 +569,8 @@ class Daemon:
             self.notifier.status(fx.status)
         if fx.resync:
             self.sensor.request_snapshot()
+        for search in fx.searches:
+            self._search(session, search)
         for line in fx.log:
             self._say(line)
         if fx.frame is not None or fx.log or fx.status is not None:
@@ -554,6 +579,35 @@ class Daemon:
             self.web.publish(urgent=bool(fx.journal or fx.log or fx.status is not None))
         if self.event is not None:  # queued only: a broker outage never holds play up
             self.event.publish(fx)
+
+    def _search(self, session: Session, search: Search) -> None:
+        """Run ``search`` in the engine's process; its answer goes to ``session`` on the loop
+        (not to a session that replaced it meanwhile: a new game)."""
+        async def run() -> None:
+            if self._engine is None:
+                self._engine = ProcessPoolExecutor(
+                    1, mp_context=multiprocessing.get_context("spawn"))
+            try:
+                found = await asyncio.get_running_loop().run_in_executor(
+                    self._engine, answer_in_worker, search)
+            except Exception as exc:  # a bug in the engine costs the hint, never the game
+                log.exception("the engine failed on a %s search", search.purpose)
+                if isinstance(exc, BrokenProcessPool):  # the worker died: a new one next
+                    self._engine = None
+                if self.session is session:
+                    self._apply(session.search_failed(search))
+                return
+            if self.session is session:
+                self._apply(session.on_answer(found, self.clock(), self.wall()))
+
+        try:
+            task = asyncio.get_running_loop().create_task(run())
+        except RuntimeError:  # no loop (a test driving the daemon by hand): answer now
+            self._apply(session.on_answer(answer_in_worker(search), self.clock(),
+                                          self.wall()))
+            return
+        self._searching.add(task)
+        task.add_done_callback(self._searching.discard)
 
     def _write(self, entries: tuple[Entry, ...]) -> None:
         """Append the entries in one fsynced write; a result files the game after it."""
@@ -639,6 +693,22 @@ class Daemon:
         its owner where the game has one there, so morris and draughts men show W or B."""
         shown = self.session.game.view("identity")
         return {c: (shown.get(c) or t) if t == "#" else t for c, t in pieces.items()}
+
+
+_ENDGAMES: list[Any] = []  # the worker process's morris endgame tables, read once
+
+
+def answer_in_worker(search: Search) -> Answer:
+    """The engine's answer to ``search``, in the engine's worker process (or in a test's
+    own): a time cap read from the monotonic clock, and the morris endgame tables once
+    ``tavola endgames build`` made them."""
+    tables = None
+    if search.game.name == "morris" and search.level == "strongest":
+        if not _ENDGAMES:
+            from tavola.ai import morris_endgames
+            _ENDGAMES.append(morris_endgames.load())
+        tables = _ENDGAMES[0]
+    return answer(search, endgames=tables, clock=time.monotonic)
 
 
 def board_events(before: Mapping[str, str], after: Mapping[str, str]) -> str:

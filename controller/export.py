@@ -8,8 +8,9 @@ token: ``d2``, ``a1-a4``, ``f2-f4xd5``), and our own PGN-like notation for the o
 - the mover's clock after it, ``{[%clk 0:04:58]}`` (PGN's clock comment, which PDN readers
   skip as any comment), when the game was timed;
 - the referee's entries where they happened (corrections, clock changes, results):
-  ``{Referee 14:31:05 UTC referee@192.168.1.9: clock +30 s Black (phone rang)}``, and the
-  timeouts.
+  ``{Referee 14:31:05 UTC referee@192.168.1.9: clock +30 s Black (phone rang)}``, the
+  timeouts, and the help the board gave: ``{White asked, hint 1: a7 xb2}``, ``{White:
+  blunder, better a7 xb2}`` (the computer opponent's moves are the moves themselves).
 
 The moves are the final line: takebacks and corrections removed.
 """
@@ -26,6 +27,7 @@ from tavola.games import game_class
 from tavola.record import (
     ActionEntry,
     AmendEntry,
+    HintEntry,
     Record,
     RefereeEntry,
     StartEntry,
@@ -146,6 +148,11 @@ def turns_of(record: Record) -> tuple[list[str], list[Turn]]:
             line.extend((entry.player, m, entry.clock) for m in entry.moves)
         elif isinstance(entry, RefereeEntry):
             notes.append((len(line), referee_note(entry)))
+        elif isinstance(entry, HintEntry) and entry.kind != "computer":
+            who = names[entry.player] if entry.player < len(names) else str(entry.player)
+            shown = " ".join(entry.moves)
+            notes.append((len(line), f"{who} asked, hint {entry.rank}: {shown}"
+                          if entry.kind == "hint" else f"{who}: blunder, better {shown}"))
     turns: list[Turn] = []
     ends: list[int] = []  # the line's length after each turn
     for index, (player, text, clock) in enumerate(line):

@@ -10,6 +10,12 @@ green -> amber -> red. Two more states use the same colours in a way that stays 
 an ambiguous move blinks its candidate cells white, and a lost sensor ("board
 disconnected") or a journal that cannot be written ("cannot record") shows every cell dim
 red, steady, until it is back.
+
+The engine's help (controller/hints.py) keeps to the palette: a hint lights its turn's cells
+blue; the computer opponent's turn, to be made on the board, blinks its origin cyan (a piece
+to lift), lights its target blue and the pieces it removes red, steady (an error blinks).
+A blunder in ``teaching`` is told by a pattern, not by a colour, so that it reads for the
+colour-blind too: the last move's cells flash twice, then pause (:func:`double_flash_on`).
 """
 
 from __future__ import annotations
@@ -73,6 +79,10 @@ class Scene:
     error: frozenset[str] = frozenset()
     candidates: frozenset[str] = frozenset()
     winning: frozenset[str] = frozenset()
+    computer_from: frozenset[str] = frozenset()  # the computer's turn: lift here (blinks)
+    computer_to: frozenset[str] = frozenset()  # ... put a piece here
+    computer_removes: frozenset[str] = frozenset()  # ... take these off
+    blunder: frozenset[str] = frozenset()  # the last move, a blunder: flashes twice, pauses
     timer: tuple[RGB, ...] = ()  # colours of the timer run, from controller.clock
     disconnected: bool = False
     unrecorded: bool = False  # the journal cannot be written: nothing else is shown
@@ -81,6 +91,12 @@ class Scene:
 def blink_on(now: float, hz: float = BLINK_HZ) -> bool:
     """The on half of a blink cycle at ``hz``."""
     return (now * hz) % 1.0 < 0.5
+
+
+def double_flash_on(now: float, period: float = 1.2) -> bool:
+    """Two short flashes, then a pause, every ``period`` seconds: the blunder cue."""
+    phase = (now % period) / period
+    return phase < 0.125 or 0.25 <= phase < 0.375
 
 
 def cell_colours(scene: Scene, now: float) -> dict[str, RGB]:
@@ -95,6 +111,10 @@ def cell_colours(scene: Scene, now: float) -> dict[str, RGB]:
     # Least important first; later layers overwrite.
     paint(scene.hint, BLUE)
     paint(scene.last_move, GREEN)
+    paint(scene.blunder, GREEN if double_flash_on(now) else OFF)
+    paint(scene.computer_to, BLUE)
+    paint(scene.computer_removes, RED)
+    paint(scene.computer_from, CYAN if on else OFF)
     paint(scene.targets, WHITE)
     paint(scene.candidates, WHITE if on else OFF)
     paint(scene.lifted, CYAN)

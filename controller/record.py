@@ -17,6 +17,9 @@ A game's record is a :class:`StartEntry` (line 1) and then, one per line, what h
 - :class:`ResultEntry`: how the game ended; ``outcome`` None means abandoned.
 - :class:`RefereeEntry`: an action of the referee (web console): who, what, why; the
   entries it caused (an undo, a result, a clock checkpoint) follow it in the same write.
+- :class:`HintEntry`: help the engine gave on the board (a hint asked for, the computer's
+  turn shown, a blunder reviewed); nothing is replayed from it, but a resumed session
+  shows the hint or the computer's turn again and counts the hints of the turn.
 
 Each entry is a frozen dataclass; :meth:`to_json` gives the JSON object of its line (with a
 ``type`` key) and :func:`entry_from_json` reads one back. The JSON keys are those of the
@@ -167,7 +170,10 @@ class UndoEntry:
 @dataclass(frozen=True)
 class RefereeEntry:
     """The referee's ``action`` (``undo to 3``, ``clock +30 White``...) by ``who``, with
-    the ``reason`` given; nothing is replayed from it (the entries after it are)."""
+    the ``reason`` given; nothing is replayed from it (the entries after it are).
+    ``command``: the id of the club event's ``cmd`` that asked for it (docs/event.md), so
+    that a board restarted from its journal still applies each command once; ``""`` (and
+    absent from older records) for the board's own console."""
 
     TYPE: ClassVar[str] = "referee"
     action: str
@@ -175,17 +181,53 @@ class RefereeEntry:
     reason: str
     wall: float
     mono: float
+    command: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of this line."""
-        return {"type": self.TYPE, "action": self.action, "who": self.who,
-                "reason": self.reason, "wall": self.wall, "mono": self.mono}
+        out: dict[str, Any] = {"type": self.TYPE, "action": self.action, "who": self.who,
+                               "reason": self.reason, "wall": self.wall, "mono": self.mono}
+        if self.command:
+            out["command"] = self.command
+        return out
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> RefereeEntry:
         """The entry from its JSON object."""
         return cls(str(d["action"]), str(d.get("who", "")), str(d.get("reason", "")),
-                   float(d.get("wall", 0.0)), float(d.get("mono", 0.0)))
+                   float(d.get("wall", 0.0)), float(d.get("mono", 0.0)),
+                   str(d.get("command", "")))
+
+
+@dataclass(frozen=True)
+class HintEntry:
+    """Help the engine gave ``player`` with ``ply`` actions played: ``kind`` ``hint`` (the
+    ``rank``-th best turn, asked for), ``computer`` (the computer opponent's turn, shown to
+    be made on the board) or ``review`` (the better turn after a blunder); ``moves`` is
+    that turn's actions, ``score`` its value for the player (hundredths of a man)."""
+
+    TYPE: ClassVar[str] = "hint"
+    kind: str
+    player: int
+    ply: int
+    moves: tuple[str, ...]
+    wall: float
+    mono: float
+    rank: int = 1
+    score: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of this line."""
+        return {"type": self.TYPE, "kind": self.kind, "player": self.player, "ply": self.ply,
+                "moves": list(self.moves), "rank": self.rank, "score": self.score,
+                "wall": self.wall, "mono": self.mono}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> HintEntry:
+        """The entry from its JSON object."""
+        return cls(str(d["kind"]), int(d["player"]), int(d["ply"]),
+                   tuple(str(m) for m in d.get("moves") or ()), float(d.get("wall", 0.0)),
+                   float(d.get("mono", 0.0)), int(d.get("rank", 1)), int(d.get("score", 0)))
 
 
 @dataclass(frozen=True)
@@ -302,10 +344,10 @@ class ResultEntry:
 
 
 Entry = (StartEntry | ActionEntry | IllegalEntry | UndoEntry | AmendEntry | ClockEntry
-         | TimeoutEntry | ResultEntry | RefereeEntry)
+         | TimeoutEntry | ResultEntry | RefereeEntry | HintEntry)
 ENTRY_TYPES: dict[str, type[Entry]] = {
     cls.TYPE: cls for cls in (StartEntry, ActionEntry, IllegalEntry, UndoEntry, AmendEntry,
-                              ClockEntry, TimeoutEntry, ResultEntry, RefereeEntry)
+                              ClockEntry, TimeoutEntry, ResultEntry, RefereeEntry, HintEntry)
 }
 
 
@@ -484,5 +526,5 @@ def apply_entry(game: Game[Any], entry: Entry) -> None:
         case StartEntry():
             raise ValueError("a second 'start' inside a game")
         case _:
-            pass  # illegal positions, clock checkpoints and abandonment change no position
+            pass  # illegal positions, clocks, hints and abandonment change no position
 

@@ -42,10 +42,12 @@ def active_alerts(session: Session) -> list[str]:
     return out
 
 
-def table_state(session: Session, header: dict[str, Any],
-                now: float, wall: float) -> dict[str, Any]:
+def table_state(session: Session, header: dict[str, Any], now: float, wall: float,
+                layout: dict[str, str] | None = None) -> dict[str, Any]:
     """The retained state: the game's header and moves (the console draws the position
-    from them), the clocks, the result, the board's health and its standing alerts."""
+    from them), the clocks, the result, the board's health and its standing alerts, and
+    ``layout`` (``name``, ``text``) when the board's layout is not the game's default, so
+    that the console draws this board as it is."""
     game = session.game
     outcome = game.outcome()
     names = game.player_names
@@ -61,7 +63,7 @@ def table_state(session: Session, header: dict[str, Any],
         "outcome": outcome.to_dict() if outcome else None,
         "clocks": session.clock_text(now), "alerts": active_alerts(session),
         "health": "board disconnected" if session.disconnected else "board connected",
-        "wall": wall,
+        "layout": layout, "wall": wall,
     }
 
 
@@ -76,10 +78,11 @@ class TableReport:
         self.clock_sent = float("-inf")
         self.alerts: list[str] = []
 
-    def update(self, session: Session, header: dict[str, Any],
-               fx: Effects, now: float, wall: float) -> Outgoing:
+    def update(self, session: Session, header: dict[str, Any], fx: Effects, now: float,
+               wall: float, layout: dict[str, str] | None = None) -> Outgoing:
         """The messages that say what changed since the last call (``fx``: the effects
-        just applied, whose journal entries name illegal positions and referee actions)."""
+        just applied, whose journal entries name illegal positions and referee actions;
+        ``layout``: the board's own, for the state, see :func:`table_state`)."""
         out = Outgoing()
         game_id = str(header.get("id", ""))
         history = [str(m) for m in session.game.history]
@@ -115,7 +118,7 @@ class TableReport:
                type(session.result).__name__)
         if key != self.state_key or out.moves or out.alerts:
             self.state_key = key
-            out.state = table_state(session, header, now, wall)
+            out.state = table_state(session, header, now, wall, layout)
             self.clocks = out.state["clocks"]
             self.clock_sent = now
         clocks = session.clock_text(now)

@@ -4,7 +4,9 @@ It subscribes to every table of the event (the retained states arrive at once, s
 console started late sees every table), keeps them in a :class:`~tavola.event.hall.Hall`
 and serves the hall page, each table's referee view, the results and the records. A
 referee action is sent to its board as a ``cmd`` message with a fresh id; the board checks
-and applies it like its own console's and answers on ``ack``, which the page shows. The
+and applies it like its own console's and answers on ``ack``, which the page shows. An
+action that got no answer in time (the board offline) is offered for resending with the
+same id, so a resend is never applied twice. The
 page's PIN login is the board console's (:mod:`tavola.web.auth`), from ``[web] pin``.
 """
 
@@ -42,8 +44,10 @@ FRAME_SECONDS = 0.1  # the hall page's events at most this often (changes coales
 class EventConsole:
     """The hall of one event: an MQTT subscriber and the web pages over it."""
 
-    def __init__(self, config: EventConfig, pin: str = "") -> None:
+    def __init__(self, config: EventConfig, pin: str = "",
+                 ack_seconds: float = ACK_SECONDS) -> None:
         self.config = config
+        self.ack_seconds = ack_seconds
         self.hall = Hall(config.event)
         self.changed = asyncio.Event()  # set and replaced when the hall's version moves
         self.closed = False
@@ -52,6 +56,8 @@ class EventConsole:
         self.connected = asyncio.Event()
         self.client: aiomqtt.Client | None = None
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        # Per table, the last command that got no answer in time: a resend reuses its id.
+        self.unanswered: dict[str, Command] = {}
         self.runner: web.AppRunner | None = None
         self.port = config.console_port
         self._task: asyncio.Task[None] | None = None
@@ -60,6 +66,7 @@ class EventConsole:
             web.get("/", self.index), web.get("/events", self.events),
             web.get("/table/{table}", self.table),
             web.post("/table/{table}/action", self.act),
+            web.post("/table/{table}/resend", self.resend),
             web.get("/results", self.results), web.get("/records", self.records),
             web.get("/records.txt", self.all_records),
             web.get("/record/{table}/{game}", self.record),
@@ -131,7 +138,9 @@ class EventConsole:
         if self.hall.receive(topic, bytes(data)):
             self._wake()
         while self.hall.acks:
-            _, ack = self.hall.acks.pop(0)
+            table, ack = self.hall.acks.pop(0)
+            if (late := self.unanswered.get(table)) is not None and late.id == ack.get("id"):
+                del self.unanswered[table]  # answered after all: nothing left to resend
             future = self.waiting.pop(str(ack.get("id", "")), None)
             if future is not None and not future.done():
                 future.set_result(ack)
@@ -143,22 +152,34 @@ class EventConsole:
     async def command(self, table: str, action: str, fields: dict[str, str],
                       who: str) -> dict[str, Any]:
         """Send one referee action to ``table``'s board; its ack, or why there is none."""
+        return await self.send(table, Command(uuid.uuid4().hex, action, fields, who))
+
+    async def send(self, table: str, cmd: Command) -> dict[str, Any]:
+        """Publish ``cmd`` to ``table`` and wait for its ack. Without one in time the
+        command is kept as the table's unanswered one, to be resent with the same id (the
+        board applies an id once, so a resend of a command that did arrive is answered,
+        not applied again)."""
         client = self.client
         if client is None:
-            return {"done": False, "said": "Not sent: the broker is not reachable."}
-        cmd = Command(uuid.uuid4().hex, action, fields, who)
+            self.unanswered[table] = cmd
+            return {"done": False, "said": "Not sent: the broker is not reachable; resend "
+                    "it when the console is connected again."}
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.waiting[cmd.id] = future
         try:
             await client.publish(Topics(self.config.event, table).cmd,
                                  encode(cmd.to_message(time.time())), QOS["cmd"])
-            return await asyncio.wait_for(future, ACK_SECONDS)
+            ack = await asyncio.wait_for(future, self.ack_seconds)
         except (aiomqtt.MqttError, TimeoutError):
+            self.unanswered[table] = cmd
             return {"done": False, "said": f"No answer from table {table} within "
-                    f"{ACK_SECONDS:g} s (board offline?); command {cmd.id} may still arrive "
-                    f"and is applied once."}
+                    f"{self.ack_seconds:g} s (board offline?); the broker delivers it when "
+                    f"the board is back, and a resend (same id {cmd.id}) is applied once."}
         finally:
             self.waiting.pop(cmd.id, None)
+        if (kept := self.unanswered.get(table)) is not None and kept.id == cmd.id:
+            del self.unanswered[table]
+        return ack
 
     # ----------------------------------------------------------------- pages
     async def index(self, request: web.Request) -> web.Response:
@@ -206,10 +227,30 @@ class EventConsole:
         table = self.hall.tables[name]
         return _html(pages.table_page(self.config.event, table.view(), table.state,
                                       self._csrf(request), request[NONCE],
-                                      request.query.get("msg", "")))
+                                      request.query.get("msg", ""),
+                                      self.unanswered.get(name)))
 
     async def act(self, request: web.Request) -> web.Response:
         """A referee action of the table view: sent as a ``cmd``, answered by the ack."""
+        form, who = await self._arbiter_form(request)
+        name = request.match_info["table"]
+        fields = {k: str(v) for k, v in form.items() if k not in ("csrf", "action", "do")}
+        ack = await self.command(name, str(form.get("action", "")), fields, who)
+        raise web.HTTPSeeOther(f"/table/{quote(name)}?msg={quote(str(ack['said'])[:300])}")
+
+    async def resend(self, request: web.Request) -> web.Response:
+        """The table's unanswered command sent again, with its own id (applied once)."""
+        await self._arbiter_form(request)
+        name = request.match_info["table"]
+        cmd = self.unanswered.get(name)
+        said = "Nothing to resend: every command to this table was answered."
+        if cmd is not None:
+            said = str((await self.send(name, cmd))["said"])
+        raise web.HTTPSeeOther(f"/table/{quote(name)}?msg={quote(said[:300])}")
+
+    async def _arbiter_form(self, request: web.Request) -> tuple[Any, str]:
+        """The posted form of a logged-in arbiter (same origin, fresh form token), and
+        who they are; anything else is refused."""
         _same_origin(request)
         form = await request.post()
         session = self.referees.session(request.cookies.get(COOKIE), _now())
@@ -217,11 +258,7 @@ class EventConsole:
             raise web.HTTPForbidden(text="log in at /referee first")
         if not csrf_ok(session, str(form.get("csrf", ""))):
             raise web.HTTPForbidden(text="stale or missing form token; reload the page")
-        name = request.match_info["table"]
-        fields = {k: str(v) for k, v in form.items() if k not in ("csrf", "action", "do")}
-        ack = await self.command(name, str(form.get("action", "")), fields,
-                                 f"arbiter ({session.who})")
-        raise web.HTTPSeeOther(f"/table/{quote(name)}?msg={quote(str(ack['said'])[:300])}")
+        return form, f"arbiter ({session.who})"
 
     async def results(self, request: web.Request) -> web.Response:
         """The results table."""

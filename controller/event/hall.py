@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tavola.event.topics import OFFLINE, ONLINE, decode, parse_topic
+from tavola.event.topics import MAX_LAYOUT_CHARS, OFFLINE, ONLINE, decode, parse_topic
 from tavola.export import export_record
 from tavola.games import Game, Outcome
 from tavola.hardware.layout import Layout, LayoutError
@@ -196,10 +196,35 @@ def _layout(game: str) -> Layout | None:
         return None
 
 
+@functools.lru_cache(maxsize=64)
+def _sent_layout(text: str) -> Layout | None:
+    try:
+        return Layout.loads(text, source="the board's layout")
+    except (LayoutError, ValueError, TypeError):
+        return None
+
+
+def board_layout(game: Game[Any], state: dict[str, Any]) -> Layout | None:
+    """The layout to draw ``game`` with: the board's own when its state carries one that
+    fits the game (a board built with another geometry), else the game's default."""
+    sent = state.get("layout")
+    if isinstance(sent, dict) and isinstance(sent.get("text"), str) and \
+            len(sent["text"]) <= MAX_LAYOUT_CHARS:
+        layout = _sent_layout(sent["text"])
+        if layout is not None:
+            try:
+                layout.check_cells(game.view(), game=game.name)
+                return layout
+            except LayoutError:
+                pass  # not a layout of this game: the default below
+    return _layout(game.name)
+
+
 def drawing(game: Game[Any] | None, state: dict[str, Any]) -> str:
-    """The web view's SVG of ``game`` (the game's default layout, no LEDs): drawn by the
-    console, so that a board's message carries no markup into the arbiter's page."""
-    layout = _layout(game.name) if game is not None else None
+    """The web view's SVG of ``game`` (the board's layout, see :func:`board_layout`, no
+    LEDs): drawn by the console, so that a board's message carries no markup into the
+    arbiter's page."""
+    layout = board_layout(game, state) if game is not None else None
     if game is None or layout is None:
         return ""
     return board_svg(game, layout, None, frozenset(map(str, state.get("last_cells", []))))

@@ -10,6 +10,7 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
+from tavola.event.topics import Command
 from tavola.web.pages import action_forms, page, state_html
 
 HALL_STYLE = """<style>
@@ -78,9 +79,10 @@ def hall_page(event: str, tables: list[dict[str, Any]], nonce: str) -> str:
 
 
 def table_page(event: str, table: dict[str, Any], state: dict[str, Any], csrf: str | None,
-               nonce: str, message: str = "") -> str:
+               nonce: str, message: str = "", unanswered: Command | None = None) -> str:
     """``/table/N``: the table's board, clocks, moves and alerts; for a logged-in arbiter
-    the board console's actions, sent to the board as ``cmd`` messages."""
+    the board console's actions, sent to the board as ``cmd`` messages, and the one the
+    board has not answered, to resend with its id."""
     shown = {"game": f'Table {table["table"]}: {table["game"]}', "svg": table["svg"],
              "status": state.get("status", ""), "turn": table["turn"],
              "result": table["result"], "clocks": table["clocks"],
@@ -94,6 +96,15 @@ def table_page(event: str, table: dict[str, Any], state: dict[str, Any], csrf: s
     else:
         actions = action_forms(csrf, list(table["players"]), table["ply"],
                                f"/table/{quote(table['table'])}/action")
+        if unanswered is not None:
+            what = " ".join([unanswered.action, *(f"{k}={v}" for k, v in
+                                                  sorted(unanswered.fields.items()))])
+            actions = (f'<form method="post" id="resend" action="/table/'
+                       f'{quote(table["table"])}/resend"><input type="hidden" name="csrf" '
+                       f'value="{escape(csrf)}"><p>Not answered yet: <code>{escape(what)}'
+                       f'</code> <button>Resend it</button> (same id '
+                       f'{escape(unanswered.id)}: the board applies it once)</p></form>'
+                       f'{actions}')
     body = (f'{_nav(event)}{msg}{state_html(shown)}<h2>Alerts</h2><ul id="alerts">{alerts}'
             f'</ul><h2>Referee</h2>{actions}<p><a href="/record/{quote(table["table"])}/'
             f'{quote(table["game_id"])}">'

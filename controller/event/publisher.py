@@ -11,7 +11,11 @@ consumer that missed a move re-syncs from the retained state, which holds every 
 
 A ``cmd`` is carried out by :func:`tavola.web.referee.perform`, exactly as the board's own
 console does, then acknowledged on ``ack``; a command id seen before is not carried out
-again, its first answer is sent again.
+again, its first answer is sent again. The id is journaled with the ``referee`` entry the
+command produced, and a publisher starting (the daemon restarted) reads the ids back from
+the journal, so a command is applied once across restarts too. The board keeps a
+persistent session at the broker (a fixed client id, no clean session), so the broker
+keeps the commands sent while the board was away and delivers them when it is back.
 """
 
 from __future__ import annotations
@@ -23,13 +27,27 @@ import logging
 import random
 import ssl
 from collections import OrderedDict, deque
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import aiomqtt
 
 from tavola.config import EventConfig
 from tavola.event.board import TableReport
-from tavola.event.topics import OFFLINE, ONLINE, QOS, Command, Topics, decode, encode
+from tavola.event.topics import (
+    MAX_LAYOUT_CHARS,
+    OFFLINE,
+    ONLINE,
+    QOS,
+    Command,
+    Topics,
+    decode,
+    encode,
+)
+from tavola.hardware.layout import Layout, LayoutError
+from tavola.journal import Journal
+from tavola.record import RefereeEntry
 from tavola.session import Effects
 from tavola.web.referee import Request, perform
 from tavola.web.server import Board
@@ -38,6 +56,7 @@ log = logging.getLogger("tavola.event")
 
 MAX_QUEUED = 10_000  # moves, alerts and acks kept while the broker is away
 REMEMBERED_COMMANDS = 1_000  # command ids whose answers are kept (a repeat is not redone)
+RECENT_GAMES = 20  # finished games read back for applied command ids when starting
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
 SEND_TIMEOUT = 10.0  # seconds for the broker to take a message before reconnecting
 
@@ -62,6 +81,7 @@ class EventPublisher:
         self._client_now: aiomqtt.Client | None = None
         self._session: object = None
         self._header: dict[str, Any] = {}
+        self._layout: dict[str, str] | None = None
 
     # ----------------------------------------------------------------- the daemon's side
     def publish(self, fx: Effects | None = None) -> None:
@@ -75,8 +95,9 @@ class EventPublisher:
         board = self.board
         if board.session is not self._session:  # a new game: its header names it
             self._session, self._header = board.session, _header(board)
+            self._layout = own_layout(board.layout, board.session.game.name)
         out = self.report.update(board.session, self._header, fx,
-                                 board.clock(), board.wall())
+                                 board.clock(), board.wall(), self._layout)
         for kind, messages in (("move", out.moves), ("alert", out.alerts)):
             for message in messages:
                 self._queue(kind, encode(message))
@@ -96,6 +117,7 @@ class EventPublisher:
     # ----------------------------------------------------------------- lifecycle
     async def start(self) -> None:
         """Start keeping the connection (returns at once; the broker may be down)."""
+        self.answers = applied_commands(_journal_lines(self.board.journal))
         self.publish()
         self._task = asyncio.create_task(self._run(), name="tavola-event")
 
@@ -120,10 +142,16 @@ class EventPublisher:
             tls = ssl.create_default_context(cafile=str(cfg.ca_file) if cfg.ca_file else None)
         return aiomqtt.Client(
             cfg.host, cfg.port, username=cfg.username or None, password=cfg.password or None,
-            identifier=f"tavola-{cfg.event}-{cfg.table}", clean_session=True, keepalive=10,
+            identifier=self.identifier, clean_session=False, keepalive=10,
             will=aiomqtt.Will(self.topics.presence, OFFLINE.encode(), QOS["presence"],
                               retain=True),
             tls_context=tls, timeout=SEND_TIMEOUT)
+
+    @property
+    def identifier(self) -> str:
+        """The board's MQTT client id, the same at every connection: the broker keeps
+        its session (the ``cmd`` subscription and the commands sent meanwhile)."""
+        return f"tavola-{self.config.event}-{self.config.table}"
 
     async def _run(self) -> None:
         delay = BACKOFF_FIRST
@@ -204,7 +232,7 @@ class EventPublisher:
             if known is not None:
                 answer = {**known, "repeat": True}
             else:
-                said = perform(self.board, Request(cmd.action, cmd.fields, cmd.who))
+                said = perform(self.board, Request(cmd.action, cmd.fields, cmd.who, cmd.id))
                 answer = {"id": cmd.id, "done": not said.startswith(("Refused", "Unknown")),
                           "said": said}
                 self.answers[cmd.id] = answer
@@ -219,6 +247,27 @@ class EventPublisher:
         return answer
 
 
+def own_layout(layout: Layout, game: str) -> dict[str, str] | None:
+    """The board's layout file (``name``, ``text``) when its cells are not drawn where
+    ``game``'s default layout draws them, for the console to draw the board as it is;
+    else None (other wiring, same drawing: nothing to send)."""
+    try:
+        default: Layout | None = Layout.for_game(game)
+    except LayoutError:
+        default = None
+    if default is not None and _drawn(layout) == _drawn(default):
+        return None
+    try:
+        text = Path(layout.source).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return None  # not a file (a shipped layout): the console draws the default
+    return {"name": layout.name, "text": text} if len(text) <= MAX_LAYOUT_CHARS else None
+
+
+def _drawn(layout: Layout) -> tuple[tuple[str, int, int], ...]:
+    return tuple((c, layout.cell(c).x, layout.cell(c).y) for c in layout.cells)
+
+
 def _header(board: Board) -> dict[str, Any]:
     """The journal's header of the game in play (its id, set-up, players, clock); the
     set-up position is left out of a game with hidden cards (a dealt deck)."""
@@ -230,3 +279,53 @@ def _header(board: Board) -> dict[str, Any]:
     if board.session.game.hidden_information:
         header.pop("start", None)
     return header
+
+
+def applied_commands(lines: Iterable[bytes]) -> OrderedDict[str, dict[str, Any]]:
+    """The answers of the commands the journal's lines show carried out (a ``referee``
+    entry with a ``command`` id), oldest first, the newest :data:`REMEMBERED_COMMANDS`.
+    The journal keeps the action, not the words said: a repeat's answer is ``Done:`` and
+    the action, which is the first answer's when the action said nothing more.
+
+    >>> line = b'{"type":"referee","action":"pause clocks","command":"c1"}'
+    >>> dict(applied_commands([line, b'{"type":"referee","action":"x"}', b'not json']))
+    {'c1': {'id': 'c1', 'done': True, 'said': 'Done: pause clocks.'}}
+    """
+    answers: OrderedDict[str, dict[str, Any]] = OrderedDict()
+    for line in lines:
+        if b'"command"' not in line:  # most lines: not a command's entry, not parsed
+            continue
+        try:
+            data = json.loads(line)
+            entry = RefereeEntry.from_json(data) if data.get("type") == "referee" else None
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue  # an unfinished last line: the journal's reader says so, not us
+        if entry is not None and entry.command:
+            answers[entry.command] = {"id": entry.command, "done": True,
+                                      "said": f"Done: {entry.action}."}
+            answers.move_to_end(entry.command)
+    while len(answers) > REMEMBERED_COMMANDS:
+        answers.popitem(last=False)
+    return answers
+
+
+def _journal_lines(journal: Journal) -> Iterable[bytes]:
+    """The lines of the newest finished games (a command's result or new game filed the
+    game it ended), oldest first, then of the game in progress; unreadable files are
+    skipped (the journal's own reader reports them)."""
+    try:
+        games = sorted(journal.games.glob("*.jsonl"), key=_mtime)[-RECENT_GAMES:]
+    except OSError:
+        games = []
+    for path in [*games, journal.current]:
+        try:
+            yield from path.read_bytes().splitlines()
+        except OSError:
+            continue
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0

@@ -28,6 +28,7 @@ KINDS = ("state", "move", "clock", "alert", "presence", "cmd", "ack")
 QOS = {"state": 1, "move": 1, "clock": 0, "alert": 1, "presence": 1, "cmd": 1, "ack": 1}
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # no MQTT wildcard or level separator
 ONLINE, OFFLINE = "online", "offline"
+MAX_LAYOUT_CHARS = 65_536  # a board's own layout in its state: longer is not sent
 
 
 def check_name(value: str, what: str) -> str:

@@ -125,6 +125,13 @@ _ENEMY: tuple[tuple[bool, ...], ...] = (
 )
 
 
+# The start position: player 0's men on ranks 1-3, player 1's on ranks 6-8.
+_START = bytes(
+    MAN[0] if _RANK[sq] < 3 else MAN[1] if _RANK[sq] >= SIZE - 3 else EMPTY
+    for sq in range(N_SQUARES)
+)
+
+
 # ----------------------------------------------------------------------------- moves
 QUIET, JUMP, HUFF, STOP, FORCE = "-", "x", "huff", "stop", "force"
 
@@ -220,8 +227,32 @@ def _jumps(sq: int, dirs: Iterable[int]) -> _Jump:
     return tuple(out)
 
 
-_MAN_STEPS: tuple[tuple[_Step, ...], ...] = tuple(
-    tuple(_steps(sq, _FORWARD[side]) for sq in range(N_SQUARES)) for side in (0, 1)
+# A man's neighbourhood in one table, so that one pass over its directions finds both its
+# steps and its jumps: (neighbour, the step there or None, landing square, the jump or
+# None) per direction, for men that capture forward only or in all four directions.
+_ManDir = tuple[int, DraughtsMove | None, int, DraughtsMove | None]
+
+
+def _man_dirs(sq: int, side: int, backward: bool) -> tuple[_ManDir, ...]:
+    out = []
+    for d in range(4):
+        ray = _RAYS[sq][d]
+        if not ray:
+            continue
+        forward = d in _FORWARD[side]
+        if not forward and not backward:
+            continue
+        step = _QUIET_MOVE[sq, ray[0]] if forward else None
+        land = ray[1] if len(ray) >= 2 else ray[0]
+        jump = _JUMP_MOVE[sq, ray[1]] if len(ray) >= 2 else None
+        out.append((ray[0], step, land, jump))
+    return tuple(out)
+
+
+# _MAN_DIRS[backward][side][sq]
+_MAN_DIRS: tuple[tuple[tuple[tuple[_ManDir, ...], ...], ...], ...] = tuple(
+    tuple(tuple(_man_dirs(sq, side, backward) for sq in range(N_SQUARES)) for side in (0, 1))
+    for backward in (False, True)
 )
 _KING_STEPS: tuple[_Step, ...] = tuple(_steps(sq, range(4)) for sq in range(N_SQUARES))
 _JUMPS_FORWARD: tuple[tuple[_Jump, ...], ...] = tuple(
@@ -435,18 +466,13 @@ class Draughts(Game[DraughtsMove]):
         self._man_jumps = (
             (_JUMPS_ALL, _JUMPS_ALL) if backward else (_JUMPS_FORWARD[0], _JUMPS_FORWARD[1])
         )
+        self._man_dirs = _MAN_DIRS[backward]
         first = "W" if o["first_player"] == "white" else "B"
         second = "B" if first == "W" else "W"
         self._colours = (first, second)
         self.player_names = ("White", "Black") if first == "W" else ("Black", "White")
         self._tokens = ("", first, first + "K", second, second + "K", "")
-        board = [EMPTY] * N_SQUARES
-        for sq in range(N_SQUARES):
-            if _RANK[sq] < 3:
-                board[sq] = MAN[0]
-            elif _RANK[sq] >= SIZE - 3:
-                board[sq] = MAN[1]
-        self._board = bytearray(board)  # one byte per square: cheap to copy and scan
+        self._board = bytearray(_START)  # one byte per square: cheap to copy and scan
         self._turn = 0
         self._chain = -1  # square of the piece capturing in a chain under way, else -1
         self._captured: tuple[int, ...] = ()  # squares jumped in that chain (DEAD)
@@ -645,22 +671,21 @@ class Draughts(Game[DraughtsMove]):
         side = self._turn
         man, king = MAN[side], KING[side]
         enemy = _ENEMY[side]
-        man_jumps = self._man_jumps[side]
-        man_steps = _MAN_STEPS[side]
+        man_dirs = self._man_dirs[side]
         caps: list[DraughtsMove] = []
         quiets: list[DraughtsMove] = []
         kings: list[int] = []
-        forced = self._compulsory or self._must  # once a capture is found, quiets are out
         for sq, code in enumerate(board):
             if code == man:
-                for over, land, move in man_jumps[sq]:
-                    if enemy[board[over]] and not board[land]:
-                        caps.append(move)
-                if caps and forced:
-                    continue
-                for to, move in man_steps[sq]:
-                    if not board[to]:
-                        quiets.append(move)
+                # One look at each neighbour: empty, a step (forward only); an enemy, a jump
+                # if the square behind it is free. Captures come first in the end anyway.
+                for over, step, land, jump in man_dirs[sq]:
+                    there = board[over]
+                    if not there:
+                        if step is not None:
+                            quiets.append(step)
+                    elif jump is not None and enemy[there] and not board[land]:
+                        caps.append(jump)
             elif code == king:
                 kings.append(sq)
         for sq in kings:

@@ -109,6 +109,19 @@ class MorrisMove:
     src: int
     dst: int
     text: str = field(compare=False, repr=False)
+    # Precomputed for _apply, the hot path: the bits the action toggles on a bitboard
+    # (the mover's for a placement or slide, the victim's for a removal), and a slide as
+    # src * 24 + dst and as its reverse (to spot a man moving straight back).
+    flip: int = field(init=False, compare=False, repr=False)
+    code: int = field(init=False, compare=False, repr=False)
+    back: int = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        src, dst = self.src, self.dst
+        flip = (1 << dst if dst >= 0 else 0) | (1 << src if src >= 0 else 0)
+        object.__setattr__(self, "flip", flip)
+        object.__setattr__(self, "code", src * 24 + dst)
+        object.__setattr__(self, "back", dst * 24 + src)
 
     def __str__(self) -> str:
         return self.text
@@ -159,7 +172,7 @@ _INDEX_T: tuple[tuple[tuple[int, ...], ...], ...] = _by_byte(tuple(range(24)))
 def _slide_table(i: int) -> dict[int, tuple[MorrisMove, ...]]:
     table = {}
     nbrs = NEIGHBOURS[i]
-    for pick in range(1, 1 << len(nbrs)):
+    for pick in range(1 << len(nbrs)):
         chosen = [j for n, j in enumerate(nbrs) if pick >> n & 1]
         table[sum(BIT[j] for j in chosen)] = tuple(
             s for j in chosen if (s := SHIFTS[i][j]) is not None
@@ -169,6 +182,34 @@ def _slide_table(i: int) -> dict[int, tuple[MorrisMove, ...]]:
 
 # _SLIDES[i][targets]: the slides from i to the points of ``targets`` (a subset of ADJACENT[i]).
 _SLIDES: tuple[dict[int, tuple[MorrisMove, ...]], ...] = tuple(_slide_table(i) for i in range(24))
+# _MEN_T[ring][byte]: (ADJACENT[i], _SLIDES[i]) for each man i of that byte of a bitboard, so
+# the slides of a whole army are three lookups and then one dict lookup per man.
+_MEN_T: tuple[tuple[tuple[tuple[int, dict[int, tuple[MorrisMove, ...]]], ...], ...], ...] = (
+    _by_byte(tuple(zip(ADJACENT, _SLIDES, strict=True)))
+)
+
+
+def _ring_mill_points(byte: int) -> int:
+    """The points of one ring (a byte) that lie in a mill of that ring."""
+    out = 0
+    for k in (0, 2, 4, 6):
+        m = 1 << k | 1 << (k + 1) | 1 << ((k + 2) % 8)
+        if byte & m == m:
+            out |= m
+    return out
+
+
+_RING_MILLS: tuple[int, ...] = tuple(_ring_mill_points(b) for b in range(256))
+
+
+def _in_mills(men: int) -> int:
+    """The men of the bitboard ``men`` that stand in a mill: a ring's mills are a table
+    lookup per byte; a cross mill is a midpoint held on all three rings."""
+    cross = men & (men >> 8) & (men >> 16) & 0xAA
+    return (
+        _RING_MILLS[men & 255] | _RING_MILLS[(men >> 8) & 255] << 8
+        | _RING_MILLS[men >> 16] << 16 | cross * 0x010101
+    )
 
 
 def _indices(bits: int) -> tuple[int, ...]:
@@ -304,11 +345,7 @@ class Morris(Game[MorrisMove]):
     def _removable(self, victim: int) -> int:
         """The men of ``victim`` that may be removed now (a bitboard)."""
         theirs = self._men[victim]
-        in_mill = 0
-        for m in MILL_MASKS:
-            if theirs & m == m:
-                in_mill |= m
-        free = theirs & ~in_mill
+        free = theirs & ~_in_mills(theirs)
         if free or self._strict:
             return free
         return theirs
@@ -336,9 +373,9 @@ class Morris(Game[MorrisMove]):
                 out += [row[j] for j in targets]  # type: ignore[misc]
             return out
         out = []
-        slides = _SLIDES
-        for i in _indices(own & _next_to(empty)):
-            out += slides[i][ADJACENT[i] & empty]
+        t = _MEN_T
+        for adjacent, slides in t[0][own & 255] + t[1][(own >> 8) & 255] + t[2][own >> 16]:
+            out += slides[adjacent & empty]
         return out
 
     def _apply(self, move: MorrisMove) -> None:
@@ -347,7 +384,7 @@ class Morris(Game[MorrisMove]):
         kind = move.kind
         if kind == REMOVE:
             victim = me ^ 1
-            men[victim] ^= BIT[move.dst]
+            men[victim] ^= move.flip
             self._quiet = 0
             if men[victim].bit_count() + self._hand[victim] < 3:
                 self._pending = 0
@@ -362,21 +399,19 @@ class Morris(Game[MorrisMove]):
         if kind == PASS:
             self._end_turn(me)
             return
-        dst = move.dst
+        own = men[me] ^ move.flip
+        men[me] = own
+        last = self._last
         if kind == PLACE:
-            own = men[me] | BIT[dst]
             self._hand[me] -= 1
             self._quiet = 0
-            self._last[me] = -1
             back = False
+            last[me] = -1
         else:
-            src = move.src
-            own = men[me] ^ (BIT[src] | BIT[dst])
             self._quiet += 1
-            back = self._last[me] == dst * 24 + src
-            self._last[me] = src * 24 + dst
-        men[me] = own
-        a, b = MILLS_AT[dst]
+            back = last[me] == move.back
+            last[me] = move.code
+        a, b = MILLS_AT[move.dst]
         closed = (own & a == a) + (own & b == b)
         if closed and not (back and self._no_reform) and self._removable(me ^ 1):
             self._pending = closed if self._per_mill == 2 else 1
@@ -389,18 +424,28 @@ class Morris(Game[MorrisMove]):
         self._turn = nxt
         self._pending = 0
         men = self._men
-        if not self._hand[nxt] and not self._flies(nxt):
-            empty = FULL ^ (men[0] | men[1])
-            if not men[nxt] & _next_to(empty):
-                self._result = Outcome(me, Reason.BLOCKED)
-                return
+        theirs = men[nxt]
+        slides = not self._hand[nxt] and not (self._flying and theirs.bit_count() <= 3)
+        if slides and not _next_to(theirs) & ~(men[me] | theirs) & FULL:
+            self._result = Outcome(me, Reason.BLOCKED)
+            return
         quiet = self._quiet
         # A position can only recur after 4 plies without a placement or removal, so its
         # third occurrence needs at least 8: skip the history scan before that.
-        if quiet >= 8 and self._threefold and self._seen(self._position_key(), quiet) >= 2:
+        if quiet >= 8 and self._threefold and self._repeats(quiet) >= 2:
             self._result = Outcome(None, Reason.THREEFOLD_REPETITION)
         elif self._quiet_limit and quiet >= self._quiet_limit:
             self._result = Outcome(None, Reason.NO_REMOVAL)
+
+    def _repeats(self, quiet: int) -> int:
+        """How often the position after this turn occurred in the last ``quiet`` turns.
+
+        Every turn records one position key and the player to move alternates, so only
+        every second key, counting back from the one before last, can be equal: the
+        others are skipped rather than compared (:meth:`Game._seen` compares them all).
+        """
+        key = self._position_key()
+        return self._keys[-2 : -quiet - 1 : -2].count(key)
 
     # ------------------------------------------------------------------ notation
     def _parse_move(self, text: str) -> MorrisMove:

@@ -21,6 +21,7 @@ main{display:flex;flex-wrap:wrap;gap:1.5em} main>div:last-child{flex:1 1 16em}
 #status{font-weight:bold} .muted{color:#666} ol{max-height:20em;overflow:auto}
 .cell.last .led{stroke-dasharray:8 4}
 form{margin:.3em 0} fieldset{margin:.5em 0} .msg{background:#ffd;padding:.4em}
+#hint:empty{display:none}
 #seats{display:flex;flex-wrap:wrap;gap:1em} .seat svg{background:#fff}
 table{border-collapse:collapse} td,th{border:1px solid #ccc;padding:.2em .5em}
 """
@@ -33,7 +34,7 @@ const src = new EventSource(document.body.dataset.events);
 src.addEventListener('state', (e) => {
   const s = JSON.parse(e.data);
   document.getElementById('board').innerHTML = s.svg;
-  for (const k of ['status','turn','clocks','last','result','health','hand']) {
+  for (const k of ['status','turn','clocks','last','result','health','hand','hint']) {
     const el = document.getElementById(k);
     if (el && k in s) el.textContent = s[k];
   }
@@ -79,8 +80,9 @@ def live_page(state: dict[str, Any], nonce: str) -> str:
 def seat_page(state: dict[str, Any], seat: dict[str, str], events: str, nonce: str,
               hint: str = "", message: str = "") -> str:
     """``/seat/N``: the live view plus this seat's hand, and nobody else's; a hint button
-    (posting to ``hint``) when hints are on."""
+    (posting to ``hint``) when hints are on, and this seat's private hint (hidden cards)."""
     button = (f'<form method="post" action="{escape(hint)}"><button>Hint</button></form>'
+              f'<p class="msg" id="hint">{escape(seat.get("hint", ""))}</p>'
               if hint else "")
     msg = f'<p class="msg" id="message">{escape(message)}</p>' if message else ""
     body = (f'<p>Seat: <b>{escape(seat["seat"])}</b></p>{msg}{button}' +
@@ -147,6 +149,8 @@ def action_forms(csrf: str, players: list[str], plies: int,
               "Add seconds", post),
         _form(csrf, "pause", reason, "Pause clocks", post),
         _form(csrf, "resume", reason, "Resume clocks", post),
+        _form(csrf, "hints", '<select name="allow"><option value="on">allow</option>'
+              '<option value="off">forbid</option></select>' + reason, "Hints (arbiter)", post),
         _form(csrf, "result", '<select name="kind">' + "".join(
             f"<option>{k}</option>" for k in RESULT_KINDS) + "</select> winner " +
             _player_select(players, "winner") + reason, "Declare result", post),

@@ -15,6 +15,7 @@ from tavola.games import Outcome, Reason
 from tavola.record import (
     ActionEntry,
     AmendEntry,
+    HintEntry,
     IllegalEntry,
     Record,
     RefereeEntry,
@@ -24,7 +25,7 @@ from tavola.record import (
 )
 from tavola.session import Effects, Session
 
-ACTIONS = ("undo", "correct", "play", "clock", "pause", "resume", "result", "new")
+ACTIONS = ("undo", "correct", "play", "clock", "pause", "resume", "result", "new", "hints")
 RESULT_KINDS = ("win", "forfeit", "draw")
 
 
@@ -50,6 +51,7 @@ class Request:
     action: str
     fields: Mapping[str, str]
     who: str
+    command: str = ""  # a club event's command id, journaled with the action (docs/event.md)
 
 
 def perform(host: Host, request: Request) -> str:
@@ -60,8 +62,16 @@ def perform(host: Host, request: Request) -> str:
     action = request.action
     try:
         if action == "new":
-            host.new_game(RefereeEntry("new game", request.who, reason, wall, now))
+            host.new_game(RefereeEntry("new game", request.who, reason, wall, now,
+                                      request.command))
             return "New game started."
+        if action == "hints":  # under the arbiter policy, hints only when allowed here
+            allowed = fields.get("allow", "") == "on"
+            fx = session.allow_hints(allowed, now)
+            what = "allow hints" if allowed else "forbid hints"
+            host.apply(Effects(journal=(RefereeEntry(what, request.who, reason, wall, now),))
+                       + fx)
+            return " ".join(fx.log)
         if action in ("undo", "correct"):
             ply = _whole(fields, "ply")
             moves = fields.get("moves", "").split() if action == "correct" else []
@@ -92,7 +102,8 @@ def perform(host: Host, request: Request) -> str:
             return f"Unknown action {action!r}; actions are {', '.join(ACTIONS)}."
     except ValueError as exc:
         return f"Refused: {exc}"
-    return _journaled(host, fx, RefereeEntry(what, request.who, reason, wall, now))
+    return _journaled(host, fx, RefereeEntry(what, request.who, reason, wall, now,
+                                              request.command))
 
 
 def _journaled(host: Host, fx: Effects, note: RefereeEntry) -> str:
@@ -175,8 +186,8 @@ class Incident:
 
 
 def incidents(entries: list[object]) -> list[Incident]:
-    """The illegal positions, takebacks, corrections and referee's actions of a record, in
-    order."""
+    """The illegal positions, takebacks, corrections, referee's actions and the engine's
+    help (hints, the computer's turns, blunders) of a record, in order."""
     out = []
     for entry in entries:
         if isinstance(entry, IllegalEntry):
@@ -189,4 +200,9 @@ def incidents(entries: list[object]) -> list[Incident]:
         elif isinstance(entry, AmendEntry):
             out.append(Incident(entry.wall, entry.player, f"corrected {' '.join(entry.replaced)}"
                                                           f" to {' '.join(entry.moves)}"))
+        elif isinstance(entry, HintEntry):
+            said = {"hint": f"hint {entry.rank}", "computer": "computer's move shown",
+                    "review": "blunder; better was"}.get(entry.kind, entry.kind)
+            out.append(Incident(entry.wall, entry.player,
+                                f"{said}: {' '.join(entry.moves)} (ply {entry.ply})"))
     return out

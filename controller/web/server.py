@@ -176,7 +176,8 @@ class WebServer:
         session = self.board.session
         players = min(session.game.num_players, MAX_SEATS)
         self.hub.publish(public_state(session, self.board.layout, now, self.board.sensor),
-                         [seat_state(session, n) for n in range(players)])
+                         [seat_state(session, n, self.board.layout, now)
+                          for n in range(players)])
 
     # ----------------------------------------------------------------- pages
     async def live(self, request: web.Request) -> web.Response:
@@ -199,14 +200,15 @@ class WebServer:
         """``/seat/N?token=``: the view plus that seat's hand."""
         seat = self._seat_of(request)
         events = f"/seat/{seat}/events?token={quote(self.seat_tokens[seat])}"
-        hint = "" if not self.board.session.hints else \
+        hint = "" if not self.board.session.hints_allowed else \
             f"/seat/{seat}/hint?token={quote(self.seat_tokens[seat])}"
         state = {**self.hub.public, **self.hub.seats[seat]}  # the mover's whole status
         return _html(pages.seat_page(state, self.hub.seats[seat], events, request[NONCE], hint,
                                      request.query.get("msg", "")))
 
     async def hint(self, request: web.Request) -> web.Response:
-        """The seat's hint button: light the legal moves, if it is that seat's turn."""
+        """The seat's hint button: the engine's best move lit blue, if it is that seat's
+        turn (the answer comes on the board and the live view)."""
         _same_origin(request)
         seat = self._seat_of(request)
         session = self.board.session

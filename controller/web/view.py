@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from tavola.feedback import BLUE
 from tavola.games import Game
 from tavola.hardware.base import Frame
 from tavola.hardware.layout import Layout
@@ -76,8 +77,10 @@ def _rgb(colour: tuple[int, int, int]) -> str:
 
 
 def board_svg(game: Game[Any], layout: Layout, frame: Frame | None,
-              last_move: frozenset[str] = frozenset()) -> str:
-    """The board as an inline SVG element: cells, pieces, LED colours, the last move."""
+              last_move: frozenset[str] = frozenset(),
+              hinted: frozenset[str] = frozenset()) -> str:
+    """The board as an inline SVG element: cells, pieces, LED colours, the last move, and
+    (on a seat page only) the cells of that player's private hint, ringed blue."""
     cells = places(game, layout)
     if not cells:
         return '<svg class="board" viewBox="0 0 10 10"></svg>'
@@ -110,7 +113,8 @@ def board_svg(game: Game[Any], layout: Layout, frame: Frame | None,
         colour = lit[p.led] if p.led is not None and p.led < len(lit) else (0, 0, 0)
         led = _rgb(colour) if any(colour) else ""
         square = game.name != "morris"
-        classes = "cell" + (" last" if p.name in last_move else "") + (" lit" if led else "")
+        classes = ("cell" + (" last" if p.name in last_move else "") + (" lit" if led else "")
+                   + (" hint" if p.name in hinted else ""))
         out.append(f'<g class="{classes}" data-cell="{escape(p.name)}">')
         if square:
             base = "#7a5230" if game.name == "draughts" else "#e8d3a8"
@@ -131,6 +135,10 @@ def board_svg(game: Game[Any], layout: Layout, frame: Frame | None,
         if led:  # the LED under the cell, as a ring around whatever stands there
             out.append(f'<circle class="led" cx="{x:g}" cy="{y:g}" r="{UNIT * 0.42:g}" '
                        f'fill="none" stroke="{led}" stroke-width="5"/>')
+        if p.name in hinted:  # drawn as the board's hint blue would be, dashed: not an LED
+            out.append(f'<circle class="hint-ring" cx="{x:g}" cy="{y:g}" r="{UNIT * 0.46:g}" '
+                       f'fill="none" stroke="{_rgb(BLUE)}" stroke-width="4" '
+                       'stroke-dasharray="6 3"/>')
         out.append(f'<title>{escape(p.name)}{": " + escape(token) if token else ""}</title>'
                    '</g>')
     out.append("</svg>")
@@ -211,12 +219,18 @@ def public_status(session: Session) -> str:
                   "ambiguous: the player to move says which card (seat page)", status, count=1)
 
 
-def seat_state(session: Session, seat: int) -> dict[str, str]:
-    """What only ``seat`` may see: their hand ('' in an open game) and, for the player to
-    move, the whole status line."""
+def seat_state(session: Session, seat: int, layout: Layout, now: float) -> dict[str, str]:
+    """What only ``seat`` may see: their hand ('' in an open game), for the player to
+    move the whole status line, and their private hint (a game with hidden cards): its
+    text in ``hint`` ('' when none) and the board with its cells ringed in ``svg``."""
     game = session.game
-    state = {"seat": game.player_names[seat], "hand": game.private_text(seat)}
+    state = {"seat": game.player_names[seat], "hand": game.private_text(seat), "hint": ""}
     if seat == game.current_player:
         state["status"] = session.status()
+    private = session.seat_hint(seat)
+    if private is not None:
+        text, cells = private
+        state["hint"] = f"Hint: {text} (only you see it; the board stays dark)"
+        state["svg"] = board_svg(game, layout, session.frame(now), session.last_move, cells)
     return state
 

@@ -11,6 +11,7 @@ import pytest
 from tavola.clock import ClockSpec
 from tavola.config import SCHEMA, ConfigError, load_config
 from tavola.games import game_class
+from tavola.hints import ComputerPlayer
 
 ROOT = Path(__file__).resolve().parents[2]
 HOME = {"HOME": "/home/pi"}
@@ -200,6 +201,11 @@ def test_backend_names_are_not_checked_here() -> None:
         ),
         ("[sensor]\noptions = 'port=x'\n", "sensor.options = 'port=x': must be a table"),
         ("[journal]\ndirectory = 3\n", "journal.directory = 3: must be a string"),
+        ("[hints]\nper_turn = 0\n", "hints.per_turn = 0: must be at least 1"),
+        ("[hints]\nlevel = 'master'\n", "hints.level = 'master': must be one of beginner,"),
+        ("[game]\nopponent = 'robot'\n", "game.opponent = 'robot': must be one of none, ai"),
+        ("[game]\nopponent = 'ai'\nopponent_side = 2\n",
+         "game.opponent_side = 2: morris has players 0 to 1; choose one"),
     ],
 )
 def test_file_errors_name_file_key_value_and_fix(tmp_path: Path, text: str, expected: str) -> None:
@@ -310,3 +316,14 @@ def test_a_layout_file_parameter_is_read_into_the_game(tmp_path: Path) -> None:
     (tmp_path / "board.toml").write_text("rows = []\n")
     with pytest.raises(ConfigError, match=r"game.params.layout = 'board.toml': .*wrong size"):
         load_config(config, {}, {})
+
+
+def test_hints_and_the_computer_opponent_are_read(tmp_path: Path) -> None:
+    path = write(tmp_path, "[game]\nopponent = 'ai'\nopponent_level = 'beginner'\n"
+                 "opponent_side = 0\n[hints]\nper_turn = 2\nnodes = 500\nseconds = 0\n"
+                 "feedback = true\n")
+    cfg = load_config(path, HOME, {})
+    assert cfg.game.opponent == ComputerPlayer(0, "beginner")
+    assert (cfg.hints.per_turn, cfg.hints.nodes, cfg.hints.seconds, cfg.hints.feedback) == (
+        2, 500, None, True)
+    assert load_config(None, HOME, {}).game.opponent is None

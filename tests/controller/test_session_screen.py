@@ -11,6 +11,7 @@ from tavola.clock import Clock, ClockSpec
 from tavola.feedback import BLUE, WHITE
 from tavola.games import Game, Outcome, new_game
 from tavola.hardware.layout import Layout
+from tavola.hints import HintSettings, answer
 from tavola.record import ResultEntry, UndoEntry
 from tavola.session import Session
 from tests.positions import morris_moving_phase
@@ -115,14 +116,14 @@ def test_teaching_lights_the_legal_targets_white() -> None:
     assert lit(fx.frame, MORRIS, WHITE) == targets and targets
 
 
-def test_the_arbiter_shows_no_targets_until_a_player_asks() -> None:
+def test_the_arbiter_shows_no_targets_and_no_hint_unless_the_referee_allows() -> None:
     s, fx = lifted_morris(policy="arbiter")
     assert lit(fx.frame, MORRIS, WHITE) == set()
     s.on_snapshot(reading(s.game), 2.0, 2.0)  # put back
     fx = s.command("hint", 3.0, 3.0)
-    blue = lit(fx.frame, MORRIS, BLUE)
-    assert blue and blue <= {c for m in s.game.legal_moves() for c in str(m).split("-")}
-    assert fx.log == ("Hint: White's legal moves are lit blue.",)
+    assert fx.searches == () and "unless the referee allows them" in fx.log[0]
+    s.allow_hints(True, 3.5)
+    assert s.command("hint", 4.0, 4.0).searches
 
 
 def test_hints_off_means_neither_targets_nor_hint() -> None:
@@ -133,11 +134,14 @@ def test_hints_off_means_neither_targets_nor_hint() -> None:
 
 
 def test_a_hint_goes_out_with_the_next_action() -> None:
-    s = session(new_game("morris"), policy="arbiter")
+    s = session(new_game("morris"), hinting=HintSettings(nodes=200, seconds=None))
     s.start(0.0, 0.0)
     fx = s.command("hint", 1.0, 1.0)
-    assert len(lit(fx.frame, MORRIS, BLUE)) == 24
-    fx = s.on_snapshot(reading(s.game, d2="#"), 2.0, 2.0) + s.tick(2.5, 2.5)
+    fx = s.on_answer(answer(fx.searches[0]), 1.0, 1.0)
+    hinted = lit(fx.frame, MORRIS, BLUE)
+    assert len(hinted) == 1  # a placement
+    elsewhere = next(c for c in MORRIS.cells if c not in hinted)
+    fx = s.on_snapshot(reading(s.game, **{elsewhere: "#"}), 2.0, 2.0) + s.tick(2.5, 2.5)
     assert lit(fx.frame, MORRIS, BLUE) == set()
 
 

@@ -28,12 +28,12 @@ def board_env(broker: Broker, table: int, **extra: str) -> dict[str, str]:
             "TAVOLA_INFERENCE_SETTLE": "0.05", **extra}
 
 
-def console_config(broker: Broker, account: str = "arbiter") -> EventConfig:
+def console_config(broker: Broker, account: str = "arbiter", **extra: str) -> EventConfig:
     """The console's settings: ``account`` on the broker, the page on a free port."""
     return load_config(None, {
         "TAVOLA_EVENT_BROKER": f"127.0.0.1:{broker.port}", "TAVOLA_EVENT_EVENT": EVENT,
         "TAVOLA_EVENT_USERNAME": account, "TAVOLA_EVENT_PASSWORD": PASSWORD.format(account),
-        "TAVOLA_EVENT_CONSOLE_LISTEN": "127.0.0.1:0"}, {}).event
+        "TAVOLA_EVENT_CONSOLE_LISTEN": "127.0.0.1:0", **extra}, {}).event
 
 
 @asynccontextmanager
@@ -66,10 +66,10 @@ async def boards(tmp_path: Path, broker: Broker, count: int, game: str = "morris
 
 
 @asynccontextmanager
-async def console(broker: Broker, account: str = "arbiter",
-                  pin: str = "") -> AsyncIterator[EventConsole]:
-    """An event console following the test event."""
-    hall = EventConsole(console_config(broker, account), pin)
+async def console(broker: Broker, account: str = "arbiter", pin: str = "",
+                  **extra: str) -> AsyncIterator[EventConsole]:
+    """An event console following the test event (``extra``: more settings)."""
+    hall = EventConsole(console_config(broker, account, **extra), pin)
     await hall.start()
     try:
         yield hall

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
-from tavola.vision import commands
+from tavola.vision import commands, source
 from tavola.vision.commands import VisionError
 from tavola.vision.render import Conditions, render
 from tavola.vision.source import CameraError, FrameList, ImageFiles, open_source, read_image
@@ -146,6 +147,32 @@ def test_frame_sources(tmp_path: Path) -> None:
     empty.mkdir()
     with pytest.raises(CameraError, match="holds no images"):
         open_source(str(empty))
+
+
+def test_a_directory_of_links_to_one_picture_is_decoded_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An idle camera is benchmarked with links to one frame: each link must still give
+    # the picture, as an array of its own (a reader may draw on it), without a new decode.
+    cv2.imwrite(str(tmp_path / "a.png"), np.full((4, 4, 3), 7, np.uint8))
+    (tmp_path / "b.png").symlink_to("a.png")
+    cv2.imwrite(str(tmp_path / "c.png"), np.full((4, 4, 3), 9, np.uint8))
+    decoded: list[str] = []
+
+    def counting(path: Path) -> npt.NDArray[np.uint8]:
+        decoded.append(Path(path).name)
+        return read_image(path)
+
+    monkeypatch.setattr(source, "read_image", counting)
+    files = ImageFiles(tmp_path)
+    first = files.read()
+    assert first is not None
+    first[0, 0] = 0  # the reader draws on its frame
+    again = files.read()
+    assert again is not None and again is not first and int(again.min()) == 7
+    third = files.read()
+    assert third is not None and int(third.max()) == 9 and files.read() is None
+    assert decoded == ["a.png", "c.png"]
 
 
 def test_a_missing_picamera2_says_what_to_install() -> None:

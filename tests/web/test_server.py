@@ -13,6 +13,7 @@ import aiohttp
 import pytest
 
 from tavola.config import ConfigError, load_config
+from tavola.feedback import BLUE
 from tavola.web import pages
 from tavola.web.auth import MAX_FAILURES, RateLimited, Referees
 from tests.web.daemon import PIN, login, next_event, until, web_daemon
@@ -318,7 +319,7 @@ def test_the_seat_links_are_printed_and_a_seat_asks_for_a_hint(tmp_path: Path) -
             assert "A hint is for the player to move." in await other.text()
             assert (await http.post(f"{url}/seat/0/hint?token=nope")).status == 403
             mine = await http.post(f"{url}/seat/0/hint?token={tokens[0]}")
-            assert "Hint: Red&#x27;s legal moves are lit blue." in await mine.text()
+            assert "Looking for a hint for Red" in await mine.text()
 
     asyncio.run(scenario())
 
@@ -461,3 +462,43 @@ def test_every_post_route_refuses_another_sites_request(tmp_path: Path) -> None:
 
     asyncio.run(scenario())
     assert "referee" not in [e["type"] for e in journal_lines(tmp_path)]
+
+
+def test_a_hint_of_hidden_cards_reaches_only_its_seat(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with web_daemon(tmp_path, "sequence-kids", TAVOLA_GAME_PARAMS_SEED="5",
+                              TAVOLA_HINTS_NODES="200") as (daemon, url), \
+                aiohttp.ClientSession() as http:
+            assert daemon.web is not None
+            tokens = daemon.web.seat_tokens
+            asked = await http.post(f"{url}/seat/0/hint?token={tokens[0]}")
+            assert "seat page only" in await asked.text()
+            await until(lambda: daemon.session.seat_hint(0) is not None)
+            shown = daemon.session.seat_hint(0)
+            assert shown is not None
+            text, cells = shown
+            await until(lambda: text in daemon.web.hub.seats[0].get("hint", "") if
+                        daemon.web is not None else False)
+            assert any(e["type"] == "hint" for e in journal_lines(tmp_path))
+            frame = daemon.session.frame(daemon.clock())
+            assert all(frame[daemon.layout.led_of(c)] != BLUE for c in cells)
+            seat = await (await http.get(f"{url}/seat/0?token={tokens[0]}")).text()
+            assert escape(text) in seat and 'class="hint-ring"' in seat
+            other = await (await http.get(f"{url}/seat/1?token={tokens[1]}")).text()
+            public = await (await http.get(f"{url}/")).text()
+            async with http.get(f"{url}/seat/0/events?token={tokens[0]}") as stream:
+                _, mine = await next_event(stream)
+            async with http.get(f"{url}/seat/1/events?token={tokens[1]}") as stream:
+                _, theirs = await next_event(stream)
+            async with http.get(f"{url}/events") as stream:
+                _, everyone = await next_event(stream)
+            assert text in mine["hint"] and "hint-ring" in mine["svg"]
+            for page in (other, public, json.dumps(theirs), json.dumps(everyone)):
+                assert text not in page and escape(text) not in page
+                assert "hint-ring" not in page and "hint: " not in page.lower()
+                assert ' hint" data-cell=' not in page
+            said = "\n".join(daemon._log_tail)
+            assert "sent to Red's seat page" in said and text not in said
+
+    asyncio.run(scenario())
+

@@ -51,7 +51,7 @@ def test_the_public_state_has_no_hand_and_a_seat_only_its_own() -> None:
     public = str(public_state(session, layout, 0.0))
     for seat in range(g.num_players):
         assert g.private_text(seat) not in public
-        assert seat_state(session, seat)["hand"] == g.private_text(seat)
+        assert seat_state(session, seat, layout, 0.0)["hand"] == g.private_text(seat)
 
 
 def test_board_health_reads_the_sensors_status_defensively() -> None:

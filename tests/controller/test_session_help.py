@@ -1,0 +1,414 @@
+"""The engine's help on the board: hints, the computer opponent, blunders, the journal."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from tavola import ai
+from tavola.ai import ScoredTurn
+from tavola.feedback import BLUE, CYAN, GREEN, OFF, RED
+from tavola.games import Game, legal_turns, new_game
+from tavola.hardware.layout import Layout
+from tavola.hints import Answer, ComputerPlayer, HintSettings, answer, turn_cells
+from tavola.record import ActionEntry, HintEntry, Record, StartEntry, replay
+from tavola.session import Effects, Session, StartupError
+from tests.positions import morris_moving_phase
+
+MORRIS = Layout.for_game("morris")
+FAST = HintSettings(nodes=400, seconds=None)
+
+
+def session(game: Game[Any] | None = None, **kw: Any) -> Session:
+    kw.setdefault("hinting", FAST)
+    return Session(game or new_game("morris"), MORRIS, "occupancy", cells=MORRIS.cells,
+                   settle=0.25, grace=1.5, **kw)
+
+
+def answered(s: Session, fx: Effects, now: float) -> Effects:
+    """Run the searches ``fx`` asks for, as the daemon does off its loop, and hand the
+    answers back (and those of any search an answer asks for)."""
+    out = fx
+    pending = list(fx.searches)
+    while pending:
+        more = s.on_answer(answer(pending.pop(0)), now, now)
+        out += more
+        pending += more.searches
+    return out
+
+
+def reading(game: Game[Any], **changes: str) -> dict[str, str]:
+    cells = game.view("occupancy")
+    cells.update(changes)
+    return cells
+
+
+def see(s: Session, cells: dict[str, str], now: float) -> Effects:
+    """A reading held long enough to be confirmed, the engine answering at once."""
+    fx = s.on_snapshot(cells, now, now)
+    return answered(s, fx + s.tick(now + 1.1, now + 1.1), now + 1.1)
+
+
+def lit(s: Session, colour: tuple[int, int, int], now: float = 0.0) -> set[str]:
+    frame = s.frame(now)
+    return {c for c in MORRIS.cells if frame[MORRIS.led_of(c)] == colour}
+
+
+def hints_of(fx: Effects) -> list[HintEntry]:
+    return [e for e in fx.journal if isinstance(e, HintEntry)]
+
+
+def mill_threat() -> Game[Any]:
+    game = new_game("morris")
+    for text in ("a1", "b2", "a4", "b4"):
+        game.apply(game.parse_move(text))
+    return game
+
+
+def test_a_hint_is_the_best_legal_turn_lit_blue_and_journaled() -> None:
+    s = session(mill_threat())
+    s.start(0.0, 0.0)
+    fx = s.command("hint", 1.0, 1.0)
+    assert fx.journal == () and len(fx.searches) == 1  # asked, not searched on the loop
+    fx = answered(s, fx, 1.0)
+    entry, = hints_of(fx)
+    assert (entry.kind, entry.moves, entry.rank, entry.ply) == ("hint", ("a7", "xb2"), 1, 4)
+    assert lit(s, BLUE) == {"a7", "b2"}  # the mill's cell and the man it takes
+    assert "hint: a7 xb2" in (fx.status or "")
+
+
+def test_every_hint_is_legal_and_a_second_one_is_the_next_best_up_to_the_limit() -> None:
+    game = morris_moving_phase()
+    s = session(game, hinting=HintSettings(nodes=300, seconds=None, per_turn=2))
+    s.start(0.0, 0.0)
+    shown = []
+    for _ in range(2):
+        entry, = hints_of(answered(s, s.command("hint", 1.0, 1.0), 1.0))
+        work = game.copy()
+        for text in entry.moves:
+            work.apply(work.parse_move(text))  # raises if the hint is not legal
+        shown.append(entry.moves)
+    assert shown[0] != shown[1]
+    fx = s.command("hint", 2.0, 2.0)
+    assert fx.searches == () and "No more hints this turn (at most 2" in fx.log[0]
+
+
+def test_a_forced_win_in_one_is_found_and_shown() -> None:
+    rng = random.Random(7)
+    for _ in range(200):
+        game = new_game("morris")
+        while game.outcome() is None and len(game.history) < 150:
+            turns = legal_turns(game)
+            winning = [t for t in turns if _wins(game, t)]
+            if winning and len(game.history) > 18:
+                s = session(game)
+                s.start(0.0, 0.0)
+                entry, = hints_of(answered(s, s.command("hint", 1.0, 1.0), 1.0))
+                turn = tuple(game.parse_move(m) for m in entry.moves)
+                assert _wins(game, turn), entry
+                assert lit(s, BLUE) == set(turn_cells(game, turn).all)
+                return
+            for move in rng.choice(turns):
+                game.apply(move)
+    raise AssertionError("no morris position with a win in one was met")
+
+
+def _wins(game: Game[Any], turn: tuple[Any, ...]) -> bool:
+    work = game.copy()
+    for move in turn:
+        work.apply(move)
+    outcome = work.outcome()
+    return outcome is not None and game.current_player in outcome.winners
+
+
+def test_the_hint_stays_through_its_turn_and_clears_when_a_move_is_made() -> None:
+    s = session(mill_threat())
+    s.start(0.0, 0.0)
+    answered(s, s.command("hint", 1.0, 1.0), 1.0)
+    see(s, reading(s.game, a7="#"), 2.0)  # the mill: the removal is still to come
+    assert lit(s, BLUE) == {"b2"}
+    see(s, reading(s.game, b2=""), 4.0)
+    assert lit(s, BLUE) == set() and "hint" not in s.status()
+
+
+def test_hints_are_off_under_the_arbiter_policy_unless_the_referee_allows() -> None:
+    s = session(mill_threat(), policy="arbiter")
+    s.start(0.0, 0.0)
+    fx = s.command("hint", 1.0, 1.0)
+    assert fx.searches == () and "referee allows" in fx.log[0]
+    s.allow_hints(True, 1.5)
+    assert hints_of(answered(s, s.command("hint", 2.0, 2.0), 2.0))
+    allowed = session(mill_threat(), policy="arbiter",
+                      hinting=HintSettings(nodes=300, seconds=None, arbiter=True))
+    assert allowed.command("hint", 1.0, 1.0).searches
+    off = session(mill_threat(), hints=False)
+    assert off.command("hint", 1.0, 1.0).searches == ()
+
+
+def test_the_gesture_asks_for_a_hint_without_a_screen() -> None:
+    s = session(mill_threat())
+    s.start(0.0, 0.0)
+    board = reading(s.game)
+    asked: list[Effects] = []
+    for t, cells in ((1.0, reading(s.game, a1="")), (1.2, board),
+                     (1.4, reading(s.game, a1="")), (1.6, board)):
+        asked.append(s.on_snapshot(cells, t, t))
+    assert [len(fx.searches) for fx in asked] == [0, 0, 0, 1]
+    slow = session(mill_threat())
+    slow.start(0.0, 0.0)
+    for t, cells in ((1.0, reading(s.game, a1="")), (1.2, board),
+                     (2.4, reading(s.game, a1="")), (2.6, board)):
+        assert not slow.on_snapshot(cells, t, t).searches
+
+
+def test_the_computers_move_is_shown_and_taken_only_as_made_on_the_board() -> None:
+    s = session(mill_threat(), computer=ComputerPlayer(side=0, level="strongest", nodes=400))
+    fx = answered(s, s.start(0.0, 0.0), 0.0)
+    entry, = hints_of(fx)
+    assert (entry.kind, entry.moves) == ("computer", ("a7", "xb2"))
+    assert lit(s, BLUE) == {"a7"} and lit(s, RED) == {"b2"}
+    assert "the computer plays a7 xb2" in s.status()
+    fx = see(s, reading(s.game, g7="#"), 1.0)  # another placement: wrong, not taken
+    assert not any(isinstance(e, ActionEntry) for e in fx.journal)
+    assert len(s.game.history) == 4 and "Not the computer's move (g7)" in fx.log[0]
+    assert s.frame(0.1)[MORRIS.led_of("g7")] == RED
+    fx = s.command("g7", 2.0, 2.0)  # nor typed
+    assert len(s.game.history) == 4 and "plays a7 xb2" in fx.log[0]
+    see(s, reading(s.game), 3.0)  # put back
+    see(s, reading(s.game, a7="#"), 5.0)
+    fx = see(s, reading(s.game, b2=""), 7.0)
+    assert [str(m) for m in s.game.history[-2:]] == ["a7", "xb2"]
+    assert lit(s, RED) == set() and lit(s, BLUE) == set()
+
+
+def test_the_computers_origin_blinks_cyan() -> None:
+    game = morris_moving_phase()
+    s = session(game, computer=ComputerPlayer(side=game.current_player, nodes=300))
+    answered(s, s.start(0.0, 0.0), 0.0)
+    shown = s.help.computer
+    assert shown is not None
+    origin = shown.steps[0].origin
+    assert origin and lit(s, CYAN, 0.0) >= origin and not lit(s, CYAN, 0.3) & origin
+
+
+def test_a_computer_side_the_game_has_not_is_refused() -> None:
+    try:
+        session(computer=ComputerPlayer(side=2))
+    except StartupError as exc:
+        assert "players 0 to 1" in str(exc)
+    else:
+        raise AssertionError("side 2 of morris accepted")
+
+
+def test_a_blunder_is_flashed_and_the_better_move_named() -> None:
+    s = session(mill_threat(), hinting=HintSettings(nodes=400, seconds=None, feedback=True,
+                                                    threshold=50))
+    s.start(0.0, 0.0)
+    fx = see(s, reading(s.game, g7="#"), 1.0)  # leaves the mill, lets Black close b6
+    entry, = hints_of(fx)
+    assert (entry.kind, entry.moves) == ("review", ("a7", "xb2"))
+    assert "blunder: White lost" in s.status() and "better was a7 xb2" in s.status()
+    led = MORRIS.led_of("g7")
+    assert [s.frame(t)[led] for t in (0.0, 0.2, 0.35, 0.6)] == [GREEN, OFF, GREEN, OFF]
+    fine = session(mill_threat(), hinting=HintSettings(nodes=400, seconds=None,
+                                                       feedback=True, threshold=50))
+    fine.start(0.0, 0.0)
+    assert hints_of(see(fine, reading(fine.game, a7="#"), 1.0)) == []
+
+
+def test_a_journaled_hint_survives_a_restart() -> None:
+    game = mill_threat()
+    s = session(game.copy(), hinting=HintSettings(nodes=300, seconds=None, per_turn=2))
+    s.start(0.0, 0.0)
+    entry, = hints_of(answered(s, s.command("hint", 1.0, 1.0), 1.0))
+    header = StartEntry.of(new_game("morris"), game_id="g", wall=0.0)
+    actions = [ActionEntry(str(m), i % 2, i + 1, 0.0, 0.0) for i, m in enumerate(game.history)]
+    record = Record.of([header, *actions, HintEntry.from_json(entry.to_json())])
+    resumed = session(replay(record).game,
+                      hinting=HintSettings(nodes=300, seconds=None, per_turn=2))
+    resumed.resume_help(record.entries)
+    resumed.start(2.0, 2.0)
+    assert lit(resumed, BLUE) == {"a7", "b2"}
+    second, = hints_of(answered(resumed, resumed.command("hint", 3.0, 3.0), 3.0))
+    assert second.rank == 2 and second.moves != entry.moves
+    assert "No more hints" in resumed.command("hint", 4.0, 4.0).log[0]
+
+
+class _WithHintCell:
+    """The morris layout with one more sensed cell, z9, off the board: a hint button."""
+
+    led_count = MORRIS.led_count
+    timer_leds = MORRIS.timer_leds
+    sensed = (*MORRIS.sensed, "z9")
+
+    def led_of(self, cell: str) -> int:
+        return 0 if cell == "z9" else MORRIS.led_of(cell)
+
+
+def test_a_piece_put_on_the_hint_cell_asks_for_a_hint() -> None:
+    s = Session(mill_threat(), _WithHintCell(), "occupancy", cells=MORRIS.cells, settle=0.25,
+                grace=1.5, hinting=HintSettings(nodes=300, seconds=None, cell="z9"))
+    s.start(0.0, 0.0)
+    assert s.on_snapshot({**reading(s.game), "z9": "#"}, 1.0, 1.0).searches
+    assert not s.on_snapshot({**reading(s.game), "z9": "#"}, 1.5, 1.5).searches  # still there
+    assert s.tick(2.0, 2.0).journal == ()  # the button is no move
+    try:
+        session(hinting=HintSettings(cell="d2"))
+    except StartupError as exc:
+        assert "hints.cell = 'd2'" in str(exc)
+    else:
+        raise AssertionError("a game cell accepted as the hint cell")
+
+
+def test_a_hint_that_cannot_be_journaled_is_not_shown() -> None:
+    s = session(mill_threat())
+    s.start(0.0, 0.0)
+    fx = s.command("hint", 1.0, 1.0)
+    fx = s.on_answer(answer(fx.searches[0]), 1.0, 1.0)
+    assert hints_of(fx)
+    s.rollback()  # the daemon could not write the entry
+    assert s.help.hint is None and lit(s, BLUE) == set()
+    assert s.command("hint", 2.0, 2.0).searches  # asked again
+
+
+class _Host:
+    """The daemon as the referee console sees it, journaling into a list."""
+
+    def __init__(self, s: Session) -> None:
+        self.session = s
+        self.clock = lambda: 5.0
+        self.wall = lambda: 5.0
+        self.written: list[Any] = []
+
+    def apply(self, fx: Effects) -> None:
+        self.written += fx.journal
+        self.session.commit()
+
+    def new_game(self, note: Any) -> None:
+        raise AssertionError("not asked")
+
+
+def test_the_referee_allows_hints_and_the_journal_keeps_it_and_shows_them() -> None:
+    from tavola.web.referee import Request, incidents, perform
+
+    s = session(mill_threat(), policy="arbiter")
+    host = _Host(s)
+    assert "Hints allowed" in perform(host, Request("hints", {"allow": "on"}, "10.0.0.2"))
+    assert [e.action for e in host.written] == ["allow hints"]
+    host.written += hints_of(answered(s, s.command("hint", 6.0, 6.0), 6.0))
+    log = incidents(host.written)
+    assert [i.what for i in log] == ["10.0.0.2: allow hints", "hint 1: a7 xb2 (ply 4)"]
+    resumed = session(mill_threat(), policy="arbiter")
+    resumed.resume_help(host.written)
+    assert resumed.hints_allowed and lit(resumed, BLUE) == {"a7", "b2"}
+    perform(host, Request("hints", {"allow": "off"}, "10.0.0.2"))
+    assert not s.hints_allowed and lit(s, BLUE) == set()
+
+
+def test_a_computer_push_the_board_cannot_tell_from_another_is_taken_as_the_computers() -> None:
+    quixo = Layout.for_game("quixo")
+    s = Session(new_game("quixo"), quixo, "identity", cells=quixo.cells, settle=0.25,
+                grace=1.5, hinting=FAST, computer=ComputerPlayer(side=0))
+    search, = s.start(0.0, 0.0).searches
+    for meant, made in (("a1>e1", "b1>e1"), ("b1>e1", "a1>e1")):
+        s.on_answer(Answer(search, ScoredTurn((s.game.parse_move(meant),), 0, meant)), 0.5,
+                    0.5)
+        other = s.game.copy()
+        other.apply(other.parse_move(made))  # the same row of blanks, pushed from elsewhere
+        s.on_snapshot(other.view("identity"), 1.0, 1.0)
+        fx = s.tick(2.0, 2.0)
+        assert [e.move for e in fx.journal if isinstance(e, ActionEntry)] == [meant]
+        s.on_snapshot(new_game("quixo").view("identity"), 3.0, 3.0)  # taken back
+        s.tick(4.0, 4.0)
+        assert s.game.history == ()
+
+
+def test_when_the_engine_fails_the_computers_side_is_played_by_hand() -> None:
+    s = session(mill_threat(), computer=ComputerPlayer(side=0))
+    search, = s.start(0.0, 0.0).searches
+    fx = s.search_failed(search)
+    assert "make a legal move for it on the board" in fx.log[0]
+    assert s.tick(0.5, 0.5).searches == ()  # not asked again in this position
+    fx = see(s, reading(s.game, g7="#"), 1.0)
+    assert [e.move for e in fx.journal if isinstance(e, ActionEntry)] == ["g7"]
+    hint = session(mill_threat())
+    asked, = hint.command("hint", 1.0, 1.0).searches
+    hint.search_failed(asked)
+    assert hint.command("hint", 2.0, 2.0).searches  # a hint may be asked again
+
+
+def test_the_hint_limit_counts_the_whole_turn_not_each_action() -> None:
+    s = session(mill_threat(), hinting=HintSettings(nodes=300, seconds=None, per_turn=2))
+    s.start(0.0, 0.0)
+    answered(s, s.command("hint", 1.0, 1.0), 1.0)
+    see(s, reading(s.game, a7="#"), 2.0)  # the mill; the removal is the same turn
+    entry, = hints_of(answered(s, s.command("hint", 4.0, 4.0), 4.0))
+    assert entry.rank == 2 and entry.ply == 5 and entry.moves != ("xb2",)  # the next best
+    assert "No more hints this turn" in s.command("hint", 5.0, 5.0).log[0]
+    see(s, reading(s.game, b2=""), 6.0)
+    see(s, reading(s.game, g7="#"), 8.0)  # a new turn: a fresh count
+    assert s.command("hint", 9.0, 9.0).searches
+
+
+SEQUENCE = Layout.for_game("sequence-kids")
+
+
+def sequence_session(seat_pages: bool) -> Session:
+    game = new_game("sequence-kids", seed=7)
+    s = Session(game, SEQUENCE, "identity", cells=SEQUENCE.cells, settle=0.25, grace=1.5,
+                hinting=HintSettings(nodes=200, seconds=None), seat_pages=seat_pages)
+    s.start(0.0, 0.0)
+    return s
+
+
+def test_a_hint_of_a_hidden_hand_goes_to_the_seat_page_only() -> None:
+    s = sequence_session(seat_pages=True)
+    game = s.game
+    assert game.hidden_information  # the contract says so: no name is looked at
+    asked = s.command("hint", 1.0, 1.0)
+    assert asked.searches and "seat page" in asked.log[0]
+    fx = answered(s, asked, 1.0)
+    entry, = hints_of(fx)  # the journal still records it, for the arbiter
+    assert entry.kind == "hint" and entry.player == 0
+    frame = s.frame(1.0)
+    blue = {c for c in SEQUENCE.cells if frame[SEQUENCE.led_of(c)] == BLUE}
+    assert blue == set()  # nothing on the shared board
+    move = entry.moves[0]
+    assert move not in s.status() and all(move not in line for line in fx.log)
+    assert "Red's seat page" in " ".join(fx.log)
+    shown = s.seat_hint(0)
+    assert shown is not None
+    text, cells = shown
+    assert move in text and cells and cells <= set(SEQUENCE.cells)
+    assert s.seat_hint(1) is None  # another seat never gets it
+
+
+def test_without_seat_pages_a_hidden_hand_gets_no_hint() -> None:
+    s = sequence_session(seat_pages=False)
+    fx = s.command("hint", 1.0, 1.0)
+    assert fx.searches == () and fx.journal == ()
+    assert "need the seat page" in fx.log[0] and "[web] enabled" in fx.log[0]
+
+
+def test_an_open_game_still_lights_its_hint_for_everyone() -> None:
+    s = session(mill_threat())
+    answered(s, s.command("hint", 1.0, 1.0), 1.0)
+    assert lit(s, BLUE) and s.seat_hint(s.game.current_player) is None
+
+
+def test_a_blunder_in_a_hidden_hand_game_does_not_name_the_better_card() -> None:
+    game = new_game("sequence-kids", seed=7)
+    s = Session(game, SEQUENCE, "identity", cells=SEQUENCE.cells, settle=0.25, grace=1.5,
+                hinting=HintSettings(nodes=200, seconds=None, feedback=True),
+                seat_pages=True)
+    s.start(0.0, 0.0)
+    played, better = game.legal_moves()[:2]
+    fx = s.command(str(played), 1.0, 1.0)
+    review, = [q for q in fx.searches if q.purpose == "review"]
+    best = ScoredTurn((better,), 500, str(better))
+    verdict = ai.Verdict(0, best, 500, True, False)
+    out = s.on_answer(Answer(review, best, verdict), 2.0, 2.0)
+    entry, = hints_of(out)
+    assert entry.kind == "review" and entry.moves == (str(better),)  # for the arbiter
+    assert "lost 5.0" in s.status() and str(better) not in s.status()
+    assert all(str(better) not in line for line in out.log)
