@@ -1,32 +1,45 @@
 """Playing strength: matches of tavola.ai against random, greedy and other engines.
 
-Run: ``.venv/bin/python bench/strength.py [--games N] [--seconds S] [GAME ...]``.
+Run: ``.venv/bin/python bench/strength.py [-n GAMES] [--jobs J] [--parts ...] [GAME ...]``.
 
-1. Every level against a random player, per game, at the levels' node budgets (node counts
-   do not depend on the machine's load): target >= 99 % won.
-2. ``strongest`` against a greedy one-ply player (the best turn by the same static
-   evaluation, ties at random): target >= 90 % won.
-3. Against other programs at equal time per move (``--seconds``): morris and checkers
-   (English draughts) against OpenSpiel's MCTS (pip ``open-spiel``; its simulations are
-   calibrated to the same time per move), Russian draughts against py-draughts' own
-   engine. Skipped with a note when the package is missing.
+1. ``random``: every level against a random player, per game, at the levels' node budgets
+   (node counts, so the machine's load does not change a single move): target >= 99 % won.
+2. ``greedy``: ``strongest`` against a greedy one-ply player (the best turn by the same
+   static evaluation, ties at random): target >= 90 % won.
+3. ``peers``: against other programs at equal time per move (``--seconds``): morris and
+   checkers (English draughts) against OpenSpiel's MCTS (pip ``open-spiel``; its simulations
+   are re-sized after every move to use the same time), Russian draughts against
+   py-draughts' ``SimpleEngine``. Skipped with a note when the package is missing.
+4. ``before`` (with ``--before REV``): ``club`` with this evaluation against ``club`` with
+   the evaluation of git revision REV, the same node budget (``--before-nodes``): shows
+   what a change of evaluation is worth. ``--evaluation REV`` instead makes every player
+   of the run use REV's evaluations (a baseline of the other parts).
 
-Colours alternate between games; each game is seeded. Prints win/draw/loss tables from
-tavola.ai's side and its nodes per second. tavola.ai's rules engine referees every match;
-a game the other program's rules end earlier (a move cap) counts as drawn.
+Colours alternate between games; game k is seeded with 1000 + k, so a row replays exactly
+(the peers and time budgets aside). Prints win/draw/loss tables from tavola.ai's side, the
+lower end of the 95 % confidence interval of its winning rate, nodes per second of CPU
+time, seconds per move of both sides against the peers, and how long each row took.
+tavola's rules engine referees every match; a game the other program's rules end earlier
+(its move cap) or a move it does not know counts as drawn and is reported.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import multiprocessing
 import random
+import subprocess
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tavola.ai import LEVELS, analyse, evaluate, pick
+from tavola.ai import evaluation as ai_evaluation
 from tavola.games import Game, legal_turns, new_game
 
 Turn = tuple[Any, ...]
@@ -42,42 +55,109 @@ GAMES: list[tuple[str, dict[str, Any]]] = [
     ("sequence-kids", {}),
     ("quinque", {}),
 ]
+PARTS = ("random", "greedy", "peers", "before")
 
 
-@dataclass
-class Stats:
-    """Nodes and seconds one player spent over a match."""
+@dataclass(frozen=True)
+class Side:
+    """A player, described so that a worker process can build it: ``kind`` is tavola,
+    random, greedy, openspiel or py-draughts; ``seconds`` a time budget a move (else the
+    level's nodes); ``before``: tavola with the evaluation of that git revision."""
 
-    nodes: int = 0
-    seconds: float = 0.0
+    kind: str
+    level: str = "strongest"
+    seconds: float | None = None
+    before: str = ""
+    nodes: int | None = None  # instead of the level's node budget
 
 
 @dataclass
 class Player:
-    """A named move chooser: ``choose(game, rng) -> turn``; ``stats`` for tavola.ai."""
+    """A named turn chooser: ``choose(game, rng) -> turn``; ``nodes`` searched (tavola)."""
 
     name: str
     choose: Callable[[Game[Any], random.Random], Turn]
-    stats: Stats = field(default_factory=Stats)
     reset: Callable[[], None] = lambda: None
+    nodes: int = 0
 
 
-def engine(level: str, seconds: float | None = None) -> Player:
-    """tavola.ai at ``level``: its node budget, or ``seconds`` a move by the clock."""
-    player = Player(f"tavola {level}" + (f" {seconds:g}s" if seconds else ""), lambda g, r: ())
+@dataclass(frozen=True)
+class Pairing:
+    """``games`` games of tavola (``ai``) against ``other`` in one game."""
+
+    label: str
+    game: str
+    params: dict[str, Any]
+    ai: Side
+    other: Side
+    games: int
+    evaluation: str = ""  # a git revision whose evaluations every player uses (a baseline)
+
+
+@dataclass
+class Tally:
+    """One pairing's results, from tavola's side, and what both sides spent."""
+
+    won: int = 0
+    drawn: int = 0
+    lost: int = 0
+    cut: int = 0
+    nodes: int = 0
+    cpu: float = 0.0
+    moves: list[int] = field(default_factory=lambda: [0, 0])
+    seconds: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    plies: int = 0
+
+
+# ----------------------------------------------------------------------------- players
+_BEFORE: dict[str, types.ModuleType] = {}
+
+
+def _evaluation_at(rev: str) -> types.ModuleType:
+    """controller/ai/evaluation.py as it was at git revision ``rev``, loaded as a module."""
+    if rev not in _BEFORE:
+        source = subprocess.run(["git", "show", f"{rev}:controller/ai/evaluation.py"],
+                                capture_output=True, text=True, check=True).stdout
+        module = types.ModuleType(f"evaluation_at_{rev}")
+        sys.modules[module.__name__] = module  # its dataclasses look their module up
+        exec(compile(source, f"{rev}:evaluation.py", "exec"), module.__dict__)
+        _BEFORE[rev] = module
+    return _BEFORE[rev]
+
+
+@contextmanager
+def _knowledge_of(rev: str, game_name: str) -> Iterator[None]:
+    """The engine searches with revision ``rev``'s knowledge of the game for a while."""
+    if not rev:
+        yield
+        return
+    table = ai_evaluation.KNOWLEDGE
+    now = table[game_name]
+    table[game_name] = _evaluation_at(rev).KNOWLEDGE[game_name]
+    try:
+        yield
+    finally:
+        table[game_name] = now
+
+
+def tavola(side: Side) -> Player:
+    """tavola.ai at ``side.level``: its node budget, or ``side.seconds`` a move."""
+    name = f"tavola {side.level}" + (f" {side.seconds:g}s" if side.seconds else "")
+    player = Player(name + (f" (evaluation of {side.before})" if side.before else ""),
+                    lambda g, r: ())
 
     def choose(game: Game[Any], rng: random.Random) -> Turn:
-        start = time.perf_counter()
         seed = rng.randrange(2**31)
-        if seconds is None:
-            lvl = LEVELS[level]
-            result = analyse(game, lvl, seed=seed)
-            turn = pick(result.ranked, lvl, seed)
-        else:
-            result = analyse(game, level, seconds=seconds, clock=time.perf_counter, seed=seed)
-            turn = result.ranked[0].turn
-        player.stats.nodes += result.nodes
-        player.stats.seconds += time.perf_counter() - start
+        with _knowledge_of(side.before, game.name):
+            if side.seconds is None:
+                lvl = LEVELS[side.level]
+                result = analyse(game, lvl, nodes=side.nodes, seed=seed)
+                turn = pick(result.ranked, lvl, seed)
+            else:
+                result = analyse(game, side.level, seconds=side.seconds,
+                                 clock=time.perf_counter, seed=seed)
+                turn = result.ranked[0].turn
+        player.nodes += result.nodes
         return turn
 
     player.choose = choose
@@ -106,7 +186,7 @@ def greedy_player() -> Player:
 
     def choose(game: Game[Any], rng: random.Random) -> Turn:
         me = game.current_player
-        if game.hidden_information:
+        if game.hidden_information or game.name == "quinque":  # one action: too many turns
             turns: list[Turn] = [(m,) for m in game.legal_moves()]
         else:
             turns = legal_turns(game)
@@ -116,95 +196,26 @@ def greedy_player() -> Player:
             work = game.copy()
             for move in turn:
                 work.apply(move)
-            score = evaluate(work)
-            if work.outcome() is None and work.current_player != me:
-                score = -score
-            elif work.outcome() is not None:
-                winners = work.outcome().winners  # type: ignore[union-attr]
-                score = 10**9 if me in winners else -(10**9) if winners else 0
+            outcome = work.outcome()
+            if outcome is not None:
+                score = 10**9 if me in outcome.winners else -(10**9) if outcome.winners else 0
+            else:
+                score = evaluate(work)
+                if work.current_player != me:
+                    score = -score
             if best_score is None or score > best_score:
                 best, best_score = [turn], score
             elif score == best_score:
                 best.append(turn)
         return best[rng.randrange(len(best))]
 
-    return Player("greedy", choose)
-
-
-CUT = -1  # the other program's rules ended or refused the game first
-
-
-def play_game(name: str, params: dict[str, Any], players: tuple[Player, Player],
-              seed: int) -> int | None:
-    """One game; the winner's index in ``players`` (None: a draw or the ply cap; ``CUT``:
-    the other program's rules ended it or did not know a move)."""
-    rng = random.Random(seed)
-    if name == "sequence-kids":
-        params = {**params, "seed": seed}
-    game = new_game(name, **params)
-    for p in players:
-        p.reset()
-    for _ in range(PLY_CAP):
-        if game.outcome() is not None:
-            break
-        mover = players[game.current_player]
-        try:
-            turn = mover.choose(game, rng)
-        except GameEnded:
-            return CUT
-        for move in turn:
-            game.apply(move)
-    outcome = game.outcome()
-    return None if outcome is None else outcome.winner
+    return Player("greedy one-ply", choose)
 
 
 class GameEnded(Exception):
-    """The other program's rules ended the game (its move cap): counted as drawn."""
+    """The other program's rules ended the game (its move cap) or it did not know a move."""
 
 
-@dataclass
-class Row:
-    """Win/draw/loss of tavola.ai (``players[0]``) in one pairing."""
-
-    label: str
-    won: int = 0
-    drawn: int = 0
-    lost: int = 0
-    cut: int = 0
-
-    def add(self, winner_is_ai: bool | None) -> None:
-        if winner_is_ai is None:
-            self.drawn += 1
-        elif winner_is_ai:
-            self.won += 1
-        else:
-            self.lost += 1
-
-    def __str__(self) -> str:
-        n = self.won + self.drawn + self.lost
-        pct = 100 * self.won / n if n else 0.0
-        cut = f"  ({self.cut} ended by the other program's rules, counted drawn)" \
-            if self.cut else ""
-        return (f"{self.label:<46} {self.won:>4} {self.drawn:>4} {self.lost:>4}  "
-                f"{pct:5.1f} %{cut}")
-
-
-def match(name: str, params: dict[str, Any], ai: Player, other: Player, games: int,
-          label: str) -> Row:
-    """``games`` games, colours alternating; tavola.ai's results."""
-    row = Row(label)
-    for g in range(games):
-        ai_first = g % 2 == 0
-        pair = (ai, other) if ai_first else (other, ai)
-        winner = play_game(name, params, pair, seed=1000 + g)
-        if winner == CUT:
-            row.cut += 1
-            winner = None
-        row.add(None if winner is None else (winner == 0) == ai_first)
-    return row
-
-
-# ----------------------------------------------------------------------------- peers
 # OpenSpiel's point numbers: the board read row by row from the top.
 MORRIS_POINTS = (
     "a7", "d7", "g7", "b6", "d6", "f6", "c5", "d5", "e5", "a4", "b4", "c4",
@@ -222,32 +233,23 @@ def _spiel_text(game_name: str, text: str) -> str:
     return text.replace("-", "").replace("x", "")
 
 
-def openspiel_mcts(game_name: str, seconds: float) -> Player | None:
-    """OpenSpiel's MCTS (random rollouts), simulations calibrated to ``seconds`` a move."""
-    try:
-        import numpy as np
-        import pyspiel  # type: ignore[import-not-found]
-        from open_spiel.python.algorithms import mcts  # type: ignore[import-untyped]
-    except ImportError:
-        return None
+def openspiel_mcts(game_name: str, seconds: float) -> Player:
+    """OpenSpiel's MCTS (random rollouts, UCT c = 2, MCTS-solver), its simulations re-sized
+    after every move so that it spends ``seconds`` a move on average, like tavola."""
+    import numpy as np
+    import pyspiel  # type: ignore[import-not-found]
+    from open_spiel.python.algorithms import mcts  # type: ignore[import-untyped]
+
     spiel_name = "nine_mens_morris" if game_name == "morris" else "checkers"
     sgame = pyspiel.load_game(spiel_name)
-    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))
-
-    def bot(sims: int) -> Any:
-        return mcts.MCTSBot(sgame, 2.0, sims, evaluator, random_state=np.random.RandomState(0))
-
-    probe = bot(100)
-    start = time.perf_counter()
-    probe.step(sgame.new_initial_state())
-    sims = max(10, int(100 * seconds / (time.perf_counter() - start)))
-    state: dict[str, Any] = {}
-    player = Player(f"OpenSpiel MCTS {seconds:g}s ({sims} sims)", lambda g, r: ())
+    rs = np.random.RandomState(0)
+    evaluator = mcts.RandomRolloutEvaluator(1, rs)
+    state: dict[str, Any] = {"sims": 100}
+    player = Player(f"OpenSpiel MCTS {seconds:g}s", lambda g, r: ())
 
     def reset() -> None:
         state["s"] = sgame.new_initial_state()
         state["done"] = 0
-        state["bot"] = bot(sims)
 
     def sync(game: Game[Any]) -> Any:
         s = state["s"]
@@ -262,6 +264,15 @@ def openspiel_mcts(game_name: str, seconds: float) -> Player | None:
             raise GameEnded
         return s
 
+    def step(s: Any) -> int:
+        bot = mcts.MCTSBot(sgame, 2.0, state["sims"], evaluator, random_state=rs)
+        start = time.perf_counter()
+        action: int = bot.step(s)
+        spent = max(1e-4, time.perf_counter() - start)
+        # Re-size for the next action: halfway toward the count that fits the time.
+        state["sims"] = max(10, int(state["sims"] * math.sqrt(seconds / spent)))
+        return action
+
     def choose(game: Game[Any], rng: random.Random) -> Turn:
         s = sync(game)
         me = s.current_player()
@@ -269,7 +280,7 @@ def openspiel_mcts(game_name: str, seconds: float) -> Player | None:
         work = game.copy()
         turn: list[Any] = []
         while not s.is_terminal() and s.current_player() == me:
-            action = state["bot"].step(s)
+            action = step(s)
             text = s.action_to_string(action)
             if text not in ours:
                 raise GameEnded
@@ -284,12 +295,11 @@ def openspiel_mcts(game_name: str, seconds: float) -> Player | None:
     return player
 
 
-def py_draughts(seconds: float) -> Player | None:
-    """py-draughts' own engine for Russian draughts, ``seconds`` a move."""
-    try:
-        import draughts as pd
-    except ImportError:
-        return None
+def py_draughts(seconds: float) -> Player:
+    """py-draughts' own engine (``SimpleEngine``: negamax, alpha-beta, quiescence) for
+    Russian draughts, ``seconds`` a move."""
+    import draughts as pd
+
     names: list[str] = pd.RussianBoard.SQUARE_NAMES
     engine_ = pd.SimpleEngine(depth_limit=30, time_limit=seconds)
     state: dict[str, Any] = {}
@@ -305,10 +315,10 @@ def py_draughts(seconds: float) -> Player | None:
         for move in turn:
             work.apply(move)
         after = work.view()
-        mine = before[str(turn[0]).replace("x", "-").split("-")[0]]
-        taken = frozenset(c for c, t in before.items() if t and t[0] != mine[0] and not after[c])
         first = str(turn[0]).replace("x", "-").split("-")[0]
         last = str(turn[-1]).replace("x", "-").split("-")[-1]
+        mine = before[first]
+        taken = frozenset(c for c, t in before.items() if t and t[0] != mine[0] and not after[c])
         return first, last, taken
 
     def key_of_theirs(move: Any) -> tuple[str, str, frozenset[str]]:
@@ -322,15 +332,19 @@ def py_draughts(seconds: float) -> Player | None:
             replay = new_game(game.name, **game.options)
             for move in history[: state["done"]]:
                 replay.apply(move)
-            turn = history[state["done"]:]
-            key = key_of_ours(replay, turn)
+            key = key_of_ours(replay, history[state["done"]:])
             theirs = {key_of_theirs(m): m for m in board.legal_moves}
             if key not in theirs:
                 raise GameEnded
             board.push(theirs[key])
         if board.game_over:
             raise GameEnded
+        start = time.perf_counter()
         move = engine_.get_best_move(board)
+        spent = max(1e-4, time.perf_counter() - start)
+        # Its limit is soft (it finishes the iteration): re-size it toward the same time.
+        limit = engine_.time_limit or seconds
+        engine_.time_limit = min(seconds, limit * math.sqrt(seconds / spent))
         board.push(move)
         want = key_of_theirs(move)
         for turn in legal_turns(game):
@@ -343,67 +357,236 @@ def py_draughts(seconds: float) -> Player | None:
     return player
 
 
-# ----------------------------------------------------------------------------- main
-def main(argv: list[str] | None = None) -> int:
-    """Run the three parts and print the tables."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("games", nargs="*", help="games to play (default: all)")
-    parser.add_argument("--games-per-pairing", "-n", type=int, default=2)
-    parser.add_argument("--peer-games", type=int, default=2,
-                        help="games against each other program")
-    parser.add_argument("--seconds", type=float, default=0.2,
-                        help="time a move against other programs")
-    parser.add_argument("--levels", default="beginner,club,strongest")
-    parser.add_argument("--skip", default="", help="parts to skip: random,greedy,peers")
-    args = parser.parse_args(argv)
-    chosen = [(n, p) for n, p in GAMES if not args.games or n in args.games
-              or p.get("variant") in args.games]
-    skip = set(args.skip.split(","))
-    n = args.games_per_pairing
-    header = f"{'pairing (tavola.ai first)':<46} {'won':>4} {'drawn':>4} {'lost':>4}  won"
-    rates: dict[str, Stats] = {}
-    print(f"tavola.ai strength, {n} games a pairing, colours alternating")
-    print(header)
+def build(side: Side, game_name: str) -> Player:
+    """The player ``side`` describes, for ``game_name``."""
+    if side.kind == "tavola":
+        return tavola(side)
+    if side.kind == "random":
+        return random_player()
+    if side.kind == "greedy":
+        return greedy_player()
+    if side.kind == "openspiel":
+        return openspiel_mcts(game_name, side.seconds or 0.2)
+    if side.kind == "py-draughts":
+        return py_draughts(side.seconds or 0.2)
+    raise ValueError(f"unknown player kind {side.kind!r}")
+
+
+# ----------------------------------------------------------------------------- games
+@dataclass(frozen=True)
+class Result:
+    """One game: tavola won (True), lost (False) or drew (None); ``cut``: drawn because
+    the other program stopped; what each side (tavola first) spent."""
+
+    pairing: int
+    ai_won: bool | None
+    cut: bool
+    nodes: int
+    cpu: float
+    moves: tuple[int, int]
+    seconds: tuple[float, float]
+    plies: int
+
+
+def play_one(task: tuple[int, Pairing, int]) -> Result:
+    """Game ``index`` of a pairing (seed 1000 + index; tavola moves first in even games)."""
+    number, pairing, index = task
+    seed = 1000 + index
+    rng = random.Random(seed)
+    params = dict(pairing.params)
+    if pairing.game == "sequence-kids":
+        params["seed"] = seed
+    game = new_game(pairing.game, **params)
+    ai, other = build(pairing.ai, pairing.game), build(pairing.other, pairing.game)
+    ai_first = index % 2 == 0
+    seats = (ai, other) if ai_first else (other, ai)
+    for p in seats:
+        p.reset()
+    moves, seconds, cpu = [0, 0], [0.0, 0.0], 0.0
+    with _knowledge_of(pairing.evaluation, pairing.game):
+        cut = _play_out(game, seats, ai, rng, moves, seconds)
+        cpu = seconds[2]
+    outcome = game.outcome()
+    won: bool | None = None
+    if outcome is not None and outcome.winner is not None and not cut:
+        won = (outcome.winner == 0) == ai_first
+    return Result(number, won, cut, ai.nodes, cpu, (moves[0], moves[1]),
+                  (seconds[0], seconds[1]), len(game.history))
+
+
+def _play_out(game: Game[Any], seats: tuple[Player, Player], ai: Player, rng: random.Random,
+              moves: list[int], seconds: list[float]) -> bool:
+    """Play ``game`` to its end or the ply cap; ``moves`` and ``seconds`` per side (tavola
+    first; ``seconds[2]``: tavola's CPU time). True when the other program stopped it."""
+    seconds.append(0.0)
+    for _ in range(PLY_CAP):
+        if game.outcome() is not None:
+            break
+        mover = seats[game.current_player]
+        who = 0 if mover is ai else 1
+        start, start_cpu = time.perf_counter(), time.process_time()
+        try:
+            turn = mover.choose(game, rng)
+        except GameEnded:
+            return True
+        seconds[who] += time.perf_counter() - start
+        moves[who] += 1
+        if who == 0:
+            seconds[2] += time.process_time() - start_cpu
+        for move in turn:
+            game.apply(move)
+    return False
+
+
+def wilson_low(won: int, n: int, z: float = 1.96) -> float:
+    """The lower end of the 95 % Wilson interval of a winning rate ``won`` of ``n``."""
+    if n == 0:
+        return 0.0
+    p = won / n
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre - spread) / (1 + z * z / n)
+
+
+def row_text(pairing: Pairing, t: Tally, wall: float) -> str:
+    """One table row: label, W D L, won % (and its 95 % lower bound), speed, time."""
+    n = t.won + t.drawn + t.lost
+    pct = 100 * t.won / n if n else 0.0
+    speed = f"{t.nodes / t.cpu:>7.0f}" if t.cpu else f"{'':>7}"
+    per_move = ""
+    if pairing.other.kind in ("openspiel", "py-draughts"):
+        a, o = (t.seconds[i] / t.moves[i] if t.moves[i] else 0.0 for i in (0, 1))
+        per_move = f"  s/move {a:.2f} v {o:.2f}"
+    cut = f"  ({t.cut} stopped by the other program, drawn)" if t.cut else ""
+    return (f"{pairing.label:<44} {t.won:>4} {t.drawn:>4} {t.lost:>4}  {pct:5.1f} % "
+            f"(>= {100 * wilson_low(t.won, n):4.1f})  {speed}  {wall:6.0f}s{per_move}{cut}")
+
+
+def pairings(chosen: list[tuple[str, dict[str, Any]]], parts: set[str], n: int, strong: int,
+             peer_games: int, seconds: float, levels: list[str], before: str,
+             evaluation: str = "", before_nodes: int | None = None) -> list[Pairing]:
+    """Every pairing of the run, in the order they are printed (``evaluation``: every
+    player of every pairing uses that git revision's evaluations)."""
+    out = _pairings(chosen, parts, n, strong, peer_games, seconds, levels, before,
+                    before_nodes)
+    if evaluation:
+        out = [replace(p, label=f"{p.label} [{evaluation}]", evaluation=evaluation)
+               for p in out]
+    return out
+
+
+def _pairings(chosen: list[tuple[str, dict[str, Any]]], parts: set[str], n: int, strong: int,
+              peer_games: int, seconds: float, levels: list[str], before: str,
+              before_nodes: int | None) -> list[Pairing]:
+    out: list[Pairing] = []
     for name, params in chosen:
         label = name + (f" {params['variant']}" if "variant" in params else "")
-        if "random" not in skip:
-            for level in args.levels.split(","):
-                ai = engine(level)
-                print(match(name, params, ai, random_player(), n,
-                            f"{label}: {level} v random"), flush=True)
-                total = rates.setdefault(f"{label} {level}", Stats())
-                total.nodes += ai.stats.nodes
-                total.seconds += ai.stats.seconds
-        if "greedy" not in skip:
-            ai = engine("strongest")
-            print(match(name, params, ai, greedy_player(), n,
-                        f"{label}: strongest v greedy"), flush=True)
-            total = rates.setdefault(f"{label} strongest", Stats())
-            total.nodes += ai.stats.nodes
-            total.seconds += ai.stats.seconds
-    if "peers" not in skip:
-        peers: list[tuple[str, dict[str, Any], Player | None, str]] = [
-            ("morris", {}, openspiel_mcts("morris", args.seconds), "open-spiel"),
-            ("draughts", {"variant": "english"}, openspiel_mcts("checkers", args.seconds),
-             "open-spiel"),
-            ("draughts", {"variant": "russian"}, py_draughts(args.seconds), "py-draughts"),
-        ]
-        for name, params, other, package in peers:
-            label = name + (f" {params['variant']}" if "variant" in params else "")
-            if not any(name == n and params == p for n, p in chosen):
-                continue
-            if other is None:
-                print(f"{label}: skipped, pip install {package}")
-                continue
-            ai = engine("strongest", seconds=args.seconds)
-            print(match(name, params, ai, other, args.peer_games,
-                        f"{label}: {ai.name} v {other.name}"), flush=True)
-            rates[f"{label} {args.seconds:g}s"] = ai.stats
-    print()
-    print(f"{'tavola.ai search speed':<46} {'nodes/s':>10}")
-    for key, s in rates.items():
-        if s.seconds:
-            print(f"{key:<46} {s.nodes / s.seconds:>10.0f}")
+        if "random" in parts:
+            out += [Pairing(f"{label}: {lvl} v random", name, params, Side("tavola", lvl),
+                            Side("random"), strong if lvl == "strongest" else n)
+                    for lvl in levels]
+        if "greedy" in parts:
+            out.append(Pairing(f"{label}: strongest v greedy", name, params,
+                               Side("tavola", "strongest"), Side("greedy"), strong))
+        if "before" in parts and before:
+            nodes = before_nodes or LEVELS["club"].nodes
+            out.append(Pairing(f"{label}: club v {before}'s evaluation, {nodes} nodes", name,
+                               params, Side("tavola", "club", nodes=nodes),
+                               Side("tavola", "club", before=before, nodes=nodes), n))
+        if "peers" in parts:
+            ai = Side("tavola", "strongest", seconds)
+            if name == "morris" or params.get("variant") == "english":
+                out.append(Pairing(f"{label}: strongest v OpenSpiel MCTS", name, params, ai,
+                                   Side("openspiel", seconds=seconds), peer_games))
+            elif params.get("variant") == "russian":
+                out.append(Pairing(f"{label}: strongest v py-draughts", name, params, ai,
+                                   Side("py-draughts", seconds=seconds), peer_games))
+    return out
+
+
+def _missing(side: Side) -> str | None:
+    """The pip package a peer needs when it is not installed."""
+    try:
+        if side.kind == "openspiel":
+            import pyspiel  # noqa: F401
+        elif side.kind == "py-draughts":
+            import draughts  # noqa: F401
+    except ImportError:
+        return "open-spiel" if side.kind == "openspiel" else "py-draughts"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen parts and print the tables."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("games", nargs="*", help="games to play (default: all); a draughts "
+                        "variant's name stands for that variant")
+    parser.add_argument("-n", "--games-per-pairing", type=int, default=50)
+    parser.add_argument("--strongest-games", type=int, default=None,
+                        help="games for the strongest level's pairings (default: -n)")
+    parser.add_argument("--peer-games", type=int, default=20,
+                        help="games against each other program")
+    parser.add_argument("--seconds", type=float, default=0.5,
+                        help="time a move for both sides against other programs")
+    parser.add_argument("--levels", default="beginner,club,strongest")
+    parser.add_argument("--parts", default="random,greedy,peers",
+                        help=f"comma-separated, of: {', '.join(PARTS)}")
+    parser.add_argument("--before", default="", help="git revision for the 'before' part")
+    parser.add_argument("--before-nodes", type=int, default=None,
+                        help="node budget a move of both sides in the 'before' part "
+                        "(default: club's)")
+    parser.add_argument("--evaluation", default="",
+                        help="git revision whose evaluations every player uses (a baseline)")
+    parser.add_argument("--jobs", "-j", type=int, default=2, help="worker processes")
+    args = parser.parse_args(argv)
+    parts = set(args.parts.split(",")) - {""}
+    if parts - set(PARTS):
+        parser.error(f"unknown part(s) {', '.join(sorted(parts - set(PARTS)))}; "
+                     f"parts: {', '.join(PARTS)}")
+    if "before" in parts and not args.before:
+        parser.error("the 'before' part needs --before REV (a git revision)")
+    chosen = [(g, p) for g, p in GAMES if not args.games or g in args.games
+              or p.get("variant") in args.games]
+    n = args.games_per_pairing
+    strong = n if args.strongest_games is None else args.strongest_games
+    plan = pairings(chosen, parts, n, strong, args.peer_games, args.seconds,
+                    args.levels.split(","), args.before, args.evaluation, args.before_nodes)
+    for p in [p for p in plan if _missing(p.other)]:
+        print(f"{p.label}: skipped, pip install {_missing(p.other)}")
+    plan = [p for p in plan if not _missing(p.other)]
+    print(f"tavola.ai strength: {n} games a pairing ({strong} for strongest, "
+          f"{args.peer_games} against other programs at {args.seconds:g} s a move), "
+          f"colours alternating, {args.jobs} worker(s)")
+    print(f"{'pairing (tavola.ai first)':<44} {'won':>4} {'drawn':>4} {'lost':>4}  "
+          f"{'won':>7} (95 % low)  nodes/s   time")
+    tasks = [(i, p, k) for i, p in enumerate(plan) for k in range(p.games)]
+    tallies = [Tally() for _ in plan]
+    left = [p.games for p in plan]
+    shown = 0
+    t0 = last = time.perf_counter()
+    with multiprocessing.Pool(args.jobs) as pool:
+        for r in pool.imap(play_one, tasks):
+            t = tallies[r.pairing]
+            if r.ai_won is None:
+                t.drawn += 1
+            elif r.ai_won:
+                t.won += 1
+            else:
+                t.lost += 1
+            t.cut += r.cut
+            t.nodes += r.nodes
+            t.cpu += r.cpu
+            t.plies += r.plies
+            for i in (0, 1):
+                t.moves[i] += r.moves[i]
+                t.seconds[i] += r.seconds[i]
+            left[r.pairing] -= 1
+            while shown < len(plan) and left[shown] == 0:
+                now = time.perf_counter()  # rows finish in order: the time since the last
+                print(row_text(plan[shown], tallies[shown], now - last), flush=True)
+                last = now
+                shown += 1
+    print(f"total {time.perf_counter() - t0:.0f} s")
     return 0
 
 

@@ -171,14 +171,19 @@ def choose_turn(
 
 
 def pick(ranked: Sequence[ScoredTurn], level: str | Level, seed: int = 0) -> Turn:
-    """The turn ``level`` plays from a search's ranking (:func:`choose_turn`'s last step)."""
+    """The turn ``level`` plays from a search's ranking (:func:`choose_turn`'s last step).
+
+    The low levels' imperfection never picks a turn the search proved lost while another
+    is left: a beginner's opponent should win by playing well, not by waiting."""
     lvl = level_named(level)
     rng = random.Random(seed)
     if not ranked:
         raise ValueError("the game is over: there is no turn to choose")
     best = ranked[0]
     if lvl.mistake and rng.random() < lvl.mistake and not best.wins:
-        return ranked[rng.randrange(len(ranked))].turn
+        # A deliberate mistake is a weaker turn, never one the search proved lost.
+        playable = [r for r in ranked if r.score > -WIN // 2] or list(ranked)
+        return playable[rng.randrange(len(playable))].turn
     if lvl.slack and not best.wins:
         near = [r for r in ranked if r.score >= best.score - lvl.slack]
         return near[rng.randrange(len(near))].turn

@@ -11,8 +11,9 @@ games' public extras). Each is written from the game's strategy:
   men have come), the back rank kept, the centre, runaway men near the crown;
 - quixo: lines still open for each side (four of five weigh most: the opponent's are
   threats), the centre cube, own cubes;
-- tessere: configurations one checker from complete (the player to move completes them),
-  who holds the last block (the second block wins a full board);
+- tessere: the race for safe placements (a checker that leaves three of a configuration
+  sharing a colour another checker carries hands over the win), who makes the last safe
+  one, who holds the last block (the second block wins a full board);
 - sequence-kids: lines of four still open for each colour, free corners, dragons and
   unicorns in the hand of the player to move (never an opponent's hand);
 - quinque: lines of five across tiles still open, backpacks left.
@@ -46,6 +47,9 @@ class Knowledge:
     # Whether the later actions of one turn (a removal, the next jump) cost no search depth:
     # true where they are few and a leaf inside a turn would misjudge it.
     free_continuation: bool = True
+    # Whether the legal actions of a position force an exchange that a static evaluation
+    # would misjudge (a compulsory capture): the search goes on there past its depth.
+    forcing: Callable[[list[Any]], bool] | None = None
 
 
 def _two_sides(game: Game[Any], player: int) -> int:
@@ -152,6 +156,12 @@ def _draughts(game: Game[Any]) -> int:
     return score
 
 
+def _draughts_capture(moves: list[Any]) -> bool:
+    """Every legal action captures (capturing is compulsory; a variant with huffing may
+    leave a capture optional, and then the position is not forcing)."""
+    return bool(moves) and all("x" in str(m) for m in moves)
+
+
 # ----------------------------------------------------------------------------- quixo
 def _lines(n: int) -> list[list[str]]:
     cells = [[f"{chr(97 + f)}{r + 1}" for f in range(n)] for r in range(n)]
@@ -190,34 +200,65 @@ def _quixo(game: Game[Any]) -> int:
 
 
 # ----------------------------------------------------------------------------- tessere
+# Tessere is a race for safe placements: a checker that leaves three of a configuration
+# sharing a colour that some checker still off the board carries hands the opponent the
+# win. The checkers are shared, so safe placements are a common pool the players take turns
+# to use; a held block is one more safe turn (it can go on a cell no checker may take), and
+# the player who finds none left must give the win away. A full board goes to the player
+# who placed their block second.
+_TESSERE_PARITY = 90  # the last safe placement, at the end; less while the board is open
+_TESSERE_BLOCK = 40
+
+
 def _tessere(game: Game[Any]) -> int:
     me = game.current_player
     board = game.view()
     supply = game.off_board()  # type: ignore[attr-defined]
-    available = 0
-    for token, count in supply.items():
-        if count and token != "K":
-            available |= _colour_mask(token)
-    score = 0
+    masks = {_colour_mask(t) for t, n in supply.items() if n and t != "K"}
+    available = carried_twice = 0  # colours some checker left carries; two or more carry
+    for bit in (1, 2, 4, 8):
+        carried = sum(n for t, n in supply.items() if t != "K" and _colour_mask(t) & bit)
+        available |= bit if carried else 0
+        carried_twice |= bit if carried >= 2 else 0
+    danger: dict[str, int] = {}  # empty cell -> colours the two placed of a line share
     for config in game.configurations:  # type: ignore[attr-defined]
-        tokens = [board[c] for c in config]
-        if "K" in tokens:
-            continue
-        placed = [t for t in tokens if t]
         shared = 15
-        for t in placed:
+        placed = 0
+        empty: list[str] = []
+        for c in config:
+            t = board[c]
+            if not t:
+                empty.append(c)
+                continue
+            if t == "K":
+                shared = 0
+                break
+            placed += 1
             shared &= _colour_mask(t)
         if not shared:
             continue
-        if len(placed) == 3 and shared & available:
+        if placed == 3 and shared & available:
             return 5000  # the player to move completes it now
-        if len(placed) == 2:
-            score -= 3  # a third checker sharing the colour would hand over a win
+        if placed == 2:
+            for c in empty:
+                danger[c] = danger.get(c, 0) | shared
+    # A checker on a cell is unsafe when it shares one of those colours with the two and
+    # another checker left carries that colour (the one that completes the line).
+    empties = [c for c, t in board.items() if not t]
+    safe = sum(1 for c in empties
+               if any(not m & danger.get(c, 0) & carried_twice for m in masks))
     mine, theirs = game.block_cell(me), game.block_cell(1 - me)  # type: ignore[attr-defined]
+    if not safe and masks and mine is not None:
+        return -3000  # every placement left to the player to move hands over a line
+    held = (mine is None) + (theirs is None)
+    score = 0
     if theirs is not None and mine is None:
-        score += 40  # the player to move holds the last block: a full board is theirs
+        score += _TESSERE_BLOCK  # the player to move holds the last block: a full board
     elif mine is not None and theirs is None:
-        score -= 40
+        score -= _TESSERE_BLOCK
+    # Who makes the last safe placement: the player to move when the count is odd.
+    weight = _TESSERE_PARITY * max(0, 25 - len(empties)) // 25
+    score += weight if (safe + held) % 2 else -weight
     return score
 
 
@@ -317,7 +358,7 @@ def _no_key(game: Game[Any]) -> None:
 
 KNOWLEDGE: dict[str, Knowledge] = {
     "morris": Knowledge(_morris, _key_from_game, _two_sides),
-    "draughts": Knowledge(_draughts, _key_from_game, _two_sides),
+    "draughts": Knowledge(_draughts, _key_from_game, _two_sides, forcing=_draughts_capture),
     "quixo": Knowledge(_quixo, _quixo_key, _teams),
     "tessere": Knowledge(_tessere, _tessere_key, _two_sides),
     "sequence-kids": Knowledge(_sequence, _no_key, _teams, hidden=True),

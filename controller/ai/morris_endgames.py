@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from tavola.games import Game
+from tavola.games.morris import POINTS, Morris
 
 from .evaluation import WIN
 
@@ -36,7 +37,9 @@ TABLES = ("3v3", "3v4", "4v3")
 VERSION = 1
 RULES = {"flying": True, "strict_seed": False, "optional_removal": False,
          "reformed_mills": "count"}
-_MILLS: tuple[int, ...] = ()  # filled from tavola.games.morris on first use
+# The tables index points in the order of tavola.games.morris.POINTS (the public names).
+POINT_INDEX = {name: i for i, name in enumerate(POINTS)}
+_MEMO_LIMIT = 200_000  # remembered probes; cleared when full (a few tens of MB at most)
 
 
 def default_directory(env: Mapping[str, str] | None = None) -> Path:
@@ -65,6 +68,7 @@ class Endgames:
         self._tables = dict(tables)
         self._rank = {n: {mask: i for i, mask in enumerate(sets_of(n))} for n in (3, 4)}
         self._count = {3: 2024, 4: 10626}
+        self._memo: dict[Any, int | None] = {}
 
     @property
     def tables(self) -> tuple[str, ...]:
@@ -82,18 +86,40 @@ class Endgames:
 
     def probe(self, game: Game[Any]) -> int | None:
         """The exact value of a morris position for the player to move, in the searcher's
-        units (``WIN - d`` won in d turns), or None when it is not in the tables."""
-        if game.name != "morris" or any(game.options[k] != v for k, v in RULES.items()):
+        units (``WIN - d`` won in d turns), or None when it is not in the tables.
+
+        Read from the game's public face only: the board's view, the men in hand, the
+        player to move and whether a removal is owed (``expectation()``); the answer is
+        remembered under the game's opaque position key, as search meets a position often.
+        """
+        if not isinstance(game, Morris) or any(
+            game.options[k] != v for k, v in RULES.items()
+        ):
+            return None
+        if game.men_in_hand(0) or game.men_in_hand(1) or game.outcome() is not None:
             return None
         key = game.position_key()
-        if not isinstance(key, int):
-            return None  # the middle of a turn (a removal owed)
-        # Morris's key: the men of each player (24 bits each), the player, men in hand.
-        if key >> 49:
+        if key is None:
             return None
-        men = (key & 0xFFFFFF, key >> 24 & 0xFFFFFF)
-        me = key >> 48 & 1
-        v = self.value(men[me], men[1 - me])
+        if key in self._memo:
+            return self._memo[key]
+        value = None if game.expectation() else self._probe_board(game)
+        if len(self._memo) >= _MEMO_LIMIT:
+            self._memo.clear()
+        self._memo[key] = value
+        return value
+
+    def _probe_board(self, game: Morris) -> int | None:
+        me = game.current_player
+        mine = "W" if me == 0 else "B"
+        own = opp = 0
+        for point, token in game.view().items():
+            if token:
+                if token == mine:
+                    own |= 1 << POINT_INDEX[point]
+                else:
+                    opp |= 1 << POINT_INDEX[point]
+        v = self.value(own, opp)
         if v is None:
             return None
         if v > 0:

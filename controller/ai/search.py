@@ -101,6 +101,11 @@ class AlphaBeta:
     _history: dict[Any, int] = field(default_factory=dict)
     _deadline: float | None = None
     _enforce: bool = False
+    _forcing: Callable[[list[Any]], bool] | None = None
+
+    def __post_init__(self) -> None:
+        # Knowledge loaded from an older revision (the strength bench's A/B) has no field.
+        self._forcing = getattr(self.knowledge, "forcing", None)
 
     def run(self, count: int = 1, exclude: Sequence[Turn] = ()) -> SearchResult:
         """Rank the turns of the player to move; the best ``count`` get exact scores."""
@@ -219,7 +224,8 @@ class AlphaBeta:
         moves = game.legal_moves()
         if depth <= 0 and not (mid_turn and self.knowledge.free_continuation) and (
             len(moves) != 1 or ply > self.max_depth + 16
-        ):
+        ) and not (ply <= self.max_depth + 16 and self._forcing is not None
+                   and self._forcing(moves)):
             return self.knowledge.evaluate(game)
         key = self.knowledge.key(game)
         entry = self._table.get(key) if key is not None else None

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from tavola.ai import WIN, blunder_check, choose_turn, evaluate, hint
+from tavola.ai.evaluation import knowledge
+from tavola.ai.search import AlphaBeta, Budget
 from tavola.games import Game, legal_turns, new_game
 
 GAMES: list[tuple[str, dict[str, Any]]] = [
@@ -176,3 +178,27 @@ def test_throwing_a_won_endgame_away_is_flagged() -> None:
     assert verdict.threw_win and verdict.blunder
     assert verdict.best.turn[0] == win[0]
     assert not blunder_check(game, win, nodes=2000).blunder
+
+
+def test_a_compulsory_capture_at_the_horizon_is_searched_out() -> None:
+    # c3-d4 offers a man that Black must take, two ways: a one-ply search that stopped
+    # there would count the men as even; the capture is searched past the horizon.
+    game = new_game("draughts", variant="russian")
+    game.set_position({"board": {"c3": "W", "a1": "W", "c5": "B", "e5": "B", "h8": "B"},
+                       "turn": 0})
+    info = knowledge(game)
+    ranked = AlphaBeta(game.copy(), info, Budget(nodes=100_000), max_depth=1).run(
+        count=len(legal_turns(game))).ranked
+    scores = {r.text: r.score for r in ranked}
+    assert scores["c3-d4"] < max(scores.values()) - 60, scores
+
+
+def test_a_deliberate_mistake_is_never_a_proved_loss() -> None:
+    from tavola.ai import Level, ScoredTurn, pick
+
+    careless = Level("careless", nodes=100, max_depth=2, slack=30, mistake=1.0)
+    ranked = [ScoredTurn(("a",), 40, "a"), ScoredTurn(("b",), -20, "b"),
+              ScoredTurn(("c",), -WIN + 2, "c")]
+    assert {pick(ranked, careless, seed) for seed in range(200)} == {("a",), ("b",)}
+    lost = [ScoredTurn(("c",), -WIN + 2, "c")]
+    assert pick(lost, careless, 0) == ("c",)  # nothing else to play

@@ -13,7 +13,7 @@ from tavola.ai import WIN, hint
 from tavola.ai.evaluation import knowledge
 from tavola.ai.morris_endgames import Endgames, default_directory, load, save, sets_of
 from tavola.ai.search import AlphaBeta, Budget
-from tavola.games import Game, new_game
+from tavola.games import Game, legal_turns, new_game
 from tavola.games.morris import INDEX, POINTS
 
 
@@ -42,6 +42,43 @@ def test_probe_reads_the_player_to_move_and_the_rules() -> None:
     assert tables.probe(_position("a1 d1 c5", "b6 f6 e3", to_move=1)) == 0  # not that one
     assert tables.probe(_position("a1 d1 c5", "b6 f6 e3", flying=False)) is None
     assert tables.probe(_position("a1 d1 c5 g7", "b6 f6 e3 g1")) is None  # no 4v4 table
+
+
+def _table_value(v: int) -> int:
+    return WIN - (1000 - v) if v > 0 else -WIN + (1000 + v) if v < 0 else 0
+
+
+def test_the_probe_reads_the_public_board_like_the_table() -> None:
+    """On sampled positions the probe gives exactly the table's entry for the men it sees
+    on the board (a table of random values: any misread point or side shows)."""
+    table = array("h")
+    table.frombytes(random.Random(1).randbytes(2 * 2024 * 2024))
+    tables = Endgames({"3v3": table})
+    rank = {m: i for i, m in enumerate(sets_of(3))}
+    rng = random.Random(2)
+    for _ in range(200):
+        points = rng.sample(POINTS, 6)
+        to_move = rng.randrange(2)
+        game = _position(" ".join(points[:3]), " ".join(points[3:]), to_move)
+        if game.outcome() is not None:
+            continue
+        mover, other = (points[:3], points[3:]) if to_move == 0 else (points[3:], points[:3])
+        expected = table[rank[_mask(" ".join(mover))] * 2024 + rank[_mask(" ".join(other))]]
+        assert tables.probe(game) == _table_value(expected), game.view()
+        assert tables.probe(game) == tables.probe(game)  # remembered: the same answer
+
+
+def test_the_probe_answers_only_whole_positions_without_men_in_hand() -> None:
+    tables = _one_value_table("a1 d1 c5", "b6 f6 e3", 990)
+    game = _position("a7 d7 g1", "b6 d6 f4", to_move=0)
+    game.apply(game.parse_move("g1-g7"))  # a mill: the removal is owed, the turn goes on
+    assert game.expectation()
+    assert tables.probe(game) is None
+    placing = new_game("morris")
+    for text in ("a1", "b6", "d1", "f6", "c5", "e3"):
+        placing.apply(placing.parse_move(text))
+    assert placing.men_in_hand(0) == 6
+    assert tables.probe(placing) is None  # the same men, but more to come from the hand
 
 
 def test_the_searcher_follows_the_tables() -> None:
@@ -153,3 +190,39 @@ def test_a_won_endgame_is_never_thrown_away(built: Endgames) -> None:
         assert (outcome is not None and outcome.winner == me) or (after is not None and
                                                                    after < 0)
         checked += 1
+
+
+@pytest.mark.slow
+def test_a_won_endgame_is_played_out_to_the_win(built: Endgames) -> None:
+    """From won positions, the hint against the tables' most stubborn defence wins, and
+    never later than the tables say: every hint keeps the win and brings it closer."""
+    rng = random.Random(5)
+    played = 0
+    while played < 6:
+        game = _sample(rng, 3, rng.choice((3, 4)))
+        value = built.probe(game)
+        if value is None or value <= 0:
+            continue
+        winner = game.current_player
+        turns = WIN - value  # won in this many of the winner's turns
+        for _ in range(turns):
+            for move in hint(game, "strongest", nodes=3000, count=1, endgames=built)[0].turn:
+                game.apply(move)
+            if game.outcome() is not None:
+                break
+            # The defender plays the turn after which the winner's win is longest.
+            defences = []
+            for turn in legal_turns(game):
+                work = game.copy()
+                for move in turn:
+                    work.apply(move)
+                if work.outcome() is None:
+                    left = built.probe(work)
+                    assert left is not None and left > 0, (game.view(), turn)
+                    defences.append((left, turn))
+            assert defences, "the defender always has a move that does not lose at once"
+            for move in min(defences, key=lambda d: d[0])[1]:
+                game.apply(move)
+        outcome = game.outcome()
+        assert outcome is not None and outcome.winner == winner, game.view()
+        played += 1

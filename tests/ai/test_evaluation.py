@@ -1,0 +1,76 @@
+"""The evaluations' game knowledge: threats each game's strategy says decide it."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from tavola.ai import evaluate, hint
+from tavola.games import Game, new_game
+
+
+def test_tessere_a_line_the_mover_completes_is_near_won() -> None:
+    game = new_game("tessere")
+    game.set_position({"board": {"a1": "R", "b1": "RY", "c1": "RG"}, "to_move": 1})
+    assert evaluate(game) >= 5000
+
+
+def test_tessere_no_safe_placement_left_means_every_placement_hands_over_a_line() -> None:
+    """Wherever the evaluation finds no safe placement (and the mover's block is down),
+    every legal placement lets the opponent complete a configuration at once."""
+    seen = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        game = new_game("tessere")
+        while game.outcome() is None:
+            if evaluate(game) <= -3000:
+                seen += 1
+                for move in game.legal_moves():
+                    work = game.copy()
+                    work.apply(move)
+                    assert work.outcome() is None
+                    assert any(_wins(work, reply) for reply in work.legal_moves()), move
+            moves = game.legal_moves()
+            move = rng.choice(moves)
+            for _ in range(8):  # a few tries for a placement that does not lose at once
+                if not _hands_over(game, move):
+                    break
+                move = rng.choice(moves)
+            game.apply(move)
+        if seen >= 3:
+            return
+    raise AssertionError(f"only {seen} positions without a safe placement met")
+
+
+def _wins(game: Game[Any], move: Any) -> bool:
+    work = game.copy()
+    work.apply(move)
+    outcome = work.outcome()
+    return outcome is not None and outcome.winner == game.current_player
+
+
+def _hands_over(game: Game[Any], move: Any) -> bool:
+    work = game.copy()
+    work.apply(move)
+    return work.outcome() is None and any(_wins(work, r) for r in work.legal_moves())
+
+
+def _quinque(backpacks: dict[str, str], phase: str = "first") -> object:
+    game = new_game("quinque")
+    game.set_position({"tiles": ["0,0", "1,0", "2,0", "0,1", "1,1", "2,1"],
+                       "backpacks": backpacks, "player": 0, "phase": phase,
+                       "marked": "0,0" if phase == "second" else None})
+    return game
+
+
+def test_quinque_a_four_with_a_free_fifth_is_completed() -> None:
+    four = {"0,0": "R", "1,0": "R", "2,0": "R", "3,0": "R", "0,3": "O", "1,3": "O"}
+    game = _quinque(four)
+    best = hint(game, "club", nodes=300, count=1)[0]  # type: ignore[arg-type]
+    assert best.wins and "4,0" in best.text
+
+
+def test_quinque_the_opponents_open_four_weighs_against_the_mover() -> None:
+    quiet = {"0,0": "O", "1,0": "O", "0,3": "R", "1,3": "R"}
+    four = {"0,0": "O", "1,0": "O", "2,0": "O", "3,0": "O", "0,3": "R", "1,3": "R"}
+    assert evaluate(_quinque(four)) < evaluate(_quinque(quiet))  # type: ignore[arg-type]
