@@ -50,6 +50,8 @@ class Knowledge:
     # Whether the legal actions of a position force an exchange that a static evaluation
     # would misjudge (a compulsory capture): the search goes on there past its depth.
     forcing: Callable[[list[Any]], bool] | None = None
+    # How urgent each action is, from the public board (MCTS: playouts and priors).
+    action_scores: Callable[[Game[Any], list[Any]], list[int]] | None = None
 
 
 def _two_sides(game: Game[Any], player: int) -> int:
@@ -296,6 +298,74 @@ def _sequence(game: Game[Any]) -> int:
     return score
 
 
+_SEQ_WIN = 10_000  # a placement that completes a line
+_SEQ_BLOCK = 5_000  # one that fills the last cell of the opponent's three
+_SEQ_BREAK = 3_000  # a dragon that breaks a line the opponent completes next turn
+_SEQ_SPEND = {"dragon": 30, "unicorn": 20}  # keep the wild cards for when they matter
+
+
+def sequence_action_scores(game: Game[Any], moves: list[Any]) -> list[int]:
+    """How urgent each of ``moves`` (one action of Sequence for Kids) is for the player to
+    move, from the board alone: completing a line first, then filling the last cell of the
+    opponent's three, a dragon breaking such a three, then growing one's own open lines and
+    spoiling the opponent's; a dragon or unicorn costs something, so it is kept for those.
+
+    The playouts and the tree's priors of :mod:`tavola.ai.mcts` follow these scores; they
+    read only the board and the moves, never a hidden card.
+    """
+    from tavola.games.sequence_kids import CELLS, CORNERS, INDEX, WINDOWS
+
+    colour = game.colour_of(game.current_player)  # type: ignore[attr-defined]
+    view = game.view()
+    board = ["*" if c in CORNERS else view[c] for c in CELLS]
+    at = _windows_at(len(CELLS), WINDOWS)
+    scores: list[int] = []
+    for move in moves:
+        cell = getattr(move, "cell", None)
+        if cell is None:  # a dead card's exchange (a new card for nothing) or a pass
+            scores.append(5 if str(move).startswith("dead") else 0)
+            continue
+        i = INDEX[cell]
+        card = getattr(move, "card", "dragon")
+        score = -_SEQ_SPEND.get(card, 0)
+        for window in at[i]:
+            own = opp = 0
+            for j in window:
+                t = board[j]
+                if j == i:
+                    continue
+                if t == "*" or t == colour:
+                    own += 1
+                elif t:
+                    opp += 1
+            frees = sum(1 for j in window if board[j] == "*")
+            mine = own - frees  # own chips only
+            if card == "dragon":  # removes the opponent's chip on i
+                if mine == 0:  # their line through i loses a chip
+                    theirs = opp + 1 + frees
+                    score += _SEQ_BREAK if theirs >= 3 else _SEQ_LINE[theirs]
+                elif opp == 0:  # i was the only thing spoiling one's own line
+                    score += _SEQ_LINE[own]
+                continue
+            if opp == 0:
+                score += _SEQ_WIN if own == 3 else _SEQ_LINE[own + 1] - _SEQ_LINE[own]
+            elif mine == 0:
+                score += _SEQ_BLOCK if opp + frees == 3 else _SEQ_LINE[opp + frees]
+        scores.append(score)
+    return scores
+
+
+_WINDOWS_AT_CACHE: dict[int, list[list[tuple[int, ...]]]] = {}
+
+
+def _windows_at(cells: int, windows: tuple[tuple[int, ...], ...]) -> list[list[tuple[int, ...]]]:
+    found = _WINDOWS_AT_CACHE.get(cells)
+    if found is None:
+        found = [[w for w in windows if i in w] for i in range(cells)]
+        _WINDOWS_AT_CACHE[cells] = found
+    return found
+
+
 # ----------------------------------------------------------------------------- quinque
 _QUINQUE_LINE = (0, 1, 4, 12, 40, 100, 100, 100, 100, 100, 100)
 
@@ -361,7 +431,9 @@ KNOWLEDGE: dict[str, Knowledge] = {
     "draughts": Knowledge(_draughts, _key_from_game, _two_sides, forcing=_draughts_capture),
     "quixo": Knowledge(_quixo, _quixo_key, _teams),
     "tessere": Knowledge(_tessere, _tessere_key, _two_sides),
-    "sequence-kids": Knowledge(_sequence, _no_key, _teams, hidden=True),
+    "sequence-kids": Knowledge(
+        _sequence, _no_key, _teams, hidden=True, action_scores=sequence_action_scores
+    ),
     "quinque": Knowledge(_quinque, _quinque_key, _two_sides, free_continuation=False),
 }
 

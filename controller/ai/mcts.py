@@ -23,6 +23,11 @@ from .search import Budget, OutOfBudget, ScoredTurn, SearchResult
 
 _EXPLORE = 0.7
 _ROLLOUT_PLIES = 60
+_ROLLOUT_NOISE = 10  # ties and near-ties among the playout's urgent actions break at random
+_ROLLOUT_RANDOM = 0.1  # and now and then a playout action is any one
+_BIAS = 0.5  # progressive bias: the prior's weight, fading as a child is visited
+_PRIOR_SCALE = 40.0  # a prior of this many points is worth half the bias
+_SHRINK = 4  # pseudo-visits of an even result in a ranked action's score
 
 
 @dataclass
@@ -32,6 +37,7 @@ class _Node:
     visits: int = 0
     reward: float = 0.0
     available: int = 0
+    prior: float = 0.0  # 0 ... 1, from the action's urgency when it was expanded
     children: dict[str, _Node] = field(default_factory=dict)
 
 
@@ -67,6 +73,11 @@ def determinise(game: Game[Any], player: int, rng: random.Random) -> Game[Any]:
     return copy
 
 
+def _prior(score: int) -> float:
+    """An action's urgency squashed to 0 ... 1 (a win or a block near 1)."""
+    return max(0.0, score) / (max(0.0, score) + _PRIOR_SCALE)
+
+
 @dataclass
 class InformationSetMCTS:
     """One search from the point of view of the player to move."""
@@ -97,10 +108,15 @@ class InformationSetMCTS:
             iterations += 1
         legal = {str(m): m for m in game.legal_moves()}
         ranked = [ScoredTurn((m,), 500, t) for t, m in legal.items() if self._wins(m)]
-        for text, child in sorted(root.children.items(), key=lambda kv: (-kv[1].visits, kv[0])):
+        # Most visited first; among equal visits (a small budget) the better mean, then
+        # the more urgent. A score is the mean reward pulled towards an even game by a few
+        # pseudo-visits, so an action won in its one lucky playout does not look best.
+        children = sorted(root.children.items(), key=lambda kv: (
+            -kv[1].visits, -kv[1].reward / max(1, kv[1].visits), -kv[1].prior, kv[0]))
+        for text, child in children:
             if text in legal and all(r.text != text for r in ranked):
-                score = round(1000 * child.reward / max(1, child.visits)) - 500
-                ranked.append(ScoredTurn((legal[text],), score, text))
+                mean = (child.reward + _SHRINK / 2) / (child.visits + _SHRINK)
+                ranked.append(ScoredTurn((legal[text],), round(1000 * mean) - 500, text))
         for text, move in legal.items():  # actions never tried come last
             if text not in root.children and all(r.text != text for r in ranked):
                 ranked.append(ScoredTurn((move,), -500, text))
@@ -145,9 +161,12 @@ class InformationSetMCTS:
                     child.available += 1
             untried = [i for i, t in enumerate(texts) if t not in node.children]
             mover = game.current_player
+            scores = self._scores(game, moves)
             if untried:
-                i = untried[rng.randrange(len(untried))]
-                child = _Node(moves[i], mover, available=1)
+                # The most urgent action first (ties at random): with a small budget the
+                # tree's few iterations go where the board says they matter.
+                i = max(untried, key=lambda k: (scores[k], rng.random()))
+                child = _Node(moves[i], mover, available=1, prior=_prior(scores[i]))
                 node.children[texts[i]] = child
                 game.push(moves[i])
                 self.nodes += 1
@@ -156,7 +175,9 @@ class InformationSetMCTS:
             best_i, best = 0, -1.0
             for i, t in enumerate(texts):
                 c = node.children[t]
-                ucb = c.reward / c.visits + _EXPLORE * math.sqrt(math.log(c.available) / c.visits)
+                ucb = (c.reward / c.visits
+                       + _EXPLORE * math.sqrt(math.log(c.available) / c.visits)
+                       + _BIAS * c.prior / (c.visits + 1))
                 if ucb > best:
                     best_i, best = i, ucb
             game.push(moves[best_i])
@@ -170,6 +191,11 @@ class InformationSetMCTS:
             if n.mover >= 0:
                 n.reward += rewards[side(game, n.mover)]
 
+    def _scores(self, game: Game[Any], moves: list[Any]) -> list[int]:
+        """The knowledge's urgency of each action, or all equal without one."""
+        scores = self.knowledge.action_scores
+        return scores(game, moves) if scores is not None else [0] * len(moves)
+
     def _rollout(self, game: Game[Any]) -> dict[int, float]:
         """Random play to the end (or a cut-off judged by the evaluation): reward per side."""
         rng = self.rng
@@ -178,7 +204,12 @@ class InformationSetMCTS:
             if game.outcome() is not None:
                 break
             moves = game.legal_moves()
-            game.push(moves[rng.randrange(len(moves))])
+            if len(moves) == 1 or rng.random() < _ROLLOUT_RANDOM:
+                game.push(moves[rng.randrange(len(moves))])
+            else:
+                scores = self._scores(game, moves)
+                noisy = [s + _ROLLOUT_NOISE * rng.random() for s in scores]
+                game.push(moves[noisy.index(max(noisy))])
             self.nodes += 1
         sides = {side(game, p) for p in range(game.num_players)}
         outcome = game.outcome()

@@ -74,3 +74,44 @@ def test_quinque_the_opponents_open_four_weighs_against_the_mover() -> None:
     quiet = {"0,0": "O", "1,0": "O", "0,3": "R", "1,3": "R"}
     four = {"0,0": "O", "1,0": "O", "2,0": "O", "3,0": "O", "0,3": "R", "1,3": "R"}
     assert evaluate(_quinque(four)) < evaluate(_quinque(quiet))  # type: ignore[arg-type]
+
+
+def _sequence_position(board: dict[str, str], hand: list[str]) -> Game[Any]:
+    """Red to move holding ``hand`` on ``board``; every other card in the deck."""
+    from tavola.games.sequence_kids import load_layout
+
+    game = new_game("sequence-kids", seed=1)
+    deck = load_layout().deck()
+    for card in [*hand, "fox", "fox", "whale"]:
+        deck.remove(card)
+    game.set_position({"board": board, "hands": [hand, ["fox", "fox", "whale"]],
+                       "deck": deck, "discards": [[], []], "to_move": 0})
+    return game
+
+
+def _most_urgent(game: Game[Any]) -> set[str]:
+    from tavola.ai.evaluation import sequence_action_scores
+
+    moves = game.legal_moves()
+    scores = sequence_action_scores(game, moves)
+    return {str(m) for m, s in zip(moves, scores, strict=True) if s == max(scores)}
+
+
+def test_sequence_urgency_completes_a_line_first() -> None:
+    # a1 is a free corner: b1 c1 and the ostrich's d1 make four.
+    game = _sequence_position({"b1": "R", "c1": "R", "b3": "Y", "c3": "Y"},
+                              ["ostrich", "dragon", "unicorn"])
+    assert _most_urgent(game) == {"ostrich@d1"}  # the unicorn is kept
+
+
+def test_sequence_urgency_blocks_a_three_before_spending_a_dragon() -> None:
+    game = _sequence_position({"b1": "Y", "c1": "Y", "c3": "R"}, ["ostrich", "dragon", "hippo"])
+    assert _most_urgent(game) == {"ostrich@d1"}
+    # Without the card for d1 the dragon breaks the three.
+    game = _sequence_position({"b1": "Y", "c1": "Y", "c3": "R"}, ["camel", "dragon", "hippo"])
+    assert _most_urgent(game) <= {"dragon xb1", "dragon xc1"}
+
+
+def test_sequence_urgency_keeps_the_wild_cards_for_when_they_matter() -> None:
+    game = _sequence_position({}, ["unicorn", "hippo", "camel"])
+    assert not any(m.startswith("unicorn") for m in _most_urgent(game))
