@@ -25,8 +25,8 @@ _EXPLORE = 0.7
 _ROLLOUT_PLIES = 60
 _ROLLOUT_NOISE = 10  # ties and near-ties among the playout's urgent actions break at random
 _ROLLOUT_RANDOM = 0.1  # and now and then a playout action is any one
-_BIAS = 0.5  # progressive bias: the prior's weight, fading as a child is visited
-_PRIOR_SCALE = 40.0  # a prior of this many points is worth half the bias
+_BIAS = 2.0  # progressive bias: the prior's weight, fading as a child is visited
+_PRIOR_SCALE = 1000.0  # urgency worth half the bias: a block or a win, not a mere line
 _SHRINK = 4  # pseudo-visits of an even result in a ranked action's score
 
 
@@ -108,15 +108,18 @@ class InformationSetMCTS:
             iterations += 1
         legal = {str(m): m for m in game.legal_moves()}
         ranked = [ScoredTurn((m,), 500, t) for t, m in legal.items() if self._wins(m)]
-        # Most visited first; among equal visits (a small budget) the better mean, then
-        # the more urgent. A score is the mean reward pulled towards an even game by a few
-        # pseudo-visits, so an action won in its one lucky playout does not look best.
-        children = sorted(root.children.items(), key=lambda kv: (
-            -kv[1].visits, -kv[1].reward / max(1, kv[1].visits), -kv[1].prior, kv[0]))
+        # A small budget visits each first action a few times only, too few for the
+        # playouts to outweigh the board's urgency: an action's value is its mean reward
+        # pulled towards an even game by a few pseudo-visits, plus the progressive bias
+        # of the tree, which fades as the visits grow and the playouts speak for it.
+        def value(child: _Node) -> float:
+            mean = (child.reward + _SHRINK / 2) / (child.visits + _SHRINK)
+            return mean + _BIAS * child.prior / (child.visits + 1)
+
+        children = sorted(root.children.items(), key=lambda kv: (-value(kv[1]), kv[0]))
         for text, child in children:
             if text in legal and all(r.text != text for r in ranked):
-                mean = (child.reward + _SHRINK / 2) / (child.visits + _SHRINK)
-                ranked.append(ScoredTurn((legal[text],), round(1000 * mean) - 500, text))
+                ranked.append(ScoredTurn((legal[text],), round(1000 * value(child)) - 500, text))
         for text, move in legal.items():  # actions never tried come last
             if text not in root.children and all(r.text != text for r in ranked):
                 ranked.append(ScoredTurn((move,), -500, text))

@@ -202,3 +202,22 @@ def test_a_deliberate_mistake_is_never_a_proved_loss() -> None:
     assert {pick(ranked, careless, seed) for seed in range(200)} == {("a",), ("b",)}
     lost = [ScoredTurn(("c",), -WIN + 2, "c")]
     assert pick(lost, careless, 0) == ("c",)  # nothing else to play
+
+
+def test_sequence_blocks_the_opponents_three_even_on_a_small_budget() -> None:
+    """Yellow's b1 c1 and the free corner a1 wait for d1; Red holds the card for d1. With
+    random playouts and expansion, a few hundred nodes left the block to luck."""
+    from tavola.games.sequence_kids import load_layout
+
+    hand, other = ["ostrich", "hippo", "camel"], ["fox", "fox", "whale"]
+    deck = load_layout().deck()
+    for card in [*hand, *other]:
+        deck.remove(card)
+    game = new_game("sequence-kids", seed=1)
+    game.set_position({"board": {"b1": "Y", "c1": "Y", "b4": "R", "e4": "R"},
+                       "hands": [hand, other], "deck": deck, "discards": [[], []],
+                       "to_move": 0})
+    # A few hundred nodes are about fifteen playouts: the urgency of the block decides.
+    blocked = sum(hint(game, "beginner", nodes=300, seed=seed, count=1)[0].text == "ostrich@d1"
+                  for seed in range(8))
+    assert blocked >= 6
