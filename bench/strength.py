@@ -14,6 +14,8 @@ Run: ``.venv/bin/python bench/strength.py [-n GAMES] [--jobs J] [--parts ...] [G
    the evaluation of git revision REV, the same node budget (``--before-nodes``): shows
    what a change of evaluation is worth. ``--evaluation REV`` instead makes every player
    of the run use REV's evaluations (a baseline of the other parts).
+5. ``luck``: the greedy one-ply player against random play, no search at all: how much of
+   a game luck decides, which the ``random`` targets are judged against.
 
 Colours alternate between games; game k is seeded with 1000 + k, so a row replays exactly
 (the peers and time budgets aside). Prints win/draw/loss tables from tavola.ai's side, the
@@ -55,7 +57,7 @@ GAMES: list[tuple[str, dict[str, Any]]] = [
     ("sequence-kids", {}),
     ("quinque", {}),
 ]
-PARTS = ("random", "greedy", "peers", "before")
+PARTS = ("random", "greedy", "peers", "before", "luck")
 
 
 @dataclass(frozen=True)
@@ -488,6 +490,9 @@ def _pairings(chosen: list[tuple[str, dict[str, Any]]], parts: set[str], n: int,
         if "greedy" in parts:
             out.append(Pairing(f"{label}: strongest v greedy", name, params,
                                Side("tavola", "strongest"), Side("greedy"), strong))
+        if "luck" in parts:  # what a one-ply player wins against random play: the ceiling
+            out.append(Pairing(f"{label}: greedy (no search) v random", name, params,
+                               Side("greedy"), Side("random"), n))
         if "before" in parts and before:
             nodes = before_nodes or LEVELS["club"].nodes
             out.append(Pairing(f"{label}: club v {before}'s evaluation, {nodes} nodes", name,
