@@ -401,6 +401,7 @@ def _geometry(occ: frozenset[Cell], pass_over: bool, advanced: bool) -> _Geometr
             straight = rows.get(y, empty) + cols.get(x, empty)
             slanted = diags.get(x - y, empty) + antis.get(x + y, empty)
             cut = cuts.get(t)
+            reach = -1  # the cells t may land on as a bitboard, when t is a cut tile
             if cut is None:
                 # Lifting t leaves one group: any free cell touching another tile will do,
                 # so not one of t's own free sides that touches nothing else.
@@ -409,23 +410,29 @@ def _geometry(occ: frozenset[Cell], pass_over: bool, advanced: bool) -> _Geometr
             else:
                 # Lifting t splits the others: the cell must touch every group again, i.e.
                 # lie in the one-step spread of each group's bitboard.
-                reach = -1
                 for g in cut:
                     reach &= (g << 1) | (g >> 1) | (g << width) | (g >> width)
                 if not reach & front:
                     continue
-                straight = [c for c in straight if reach >> c & 1]
-                slanted = [c for c in slanted if reach >> c & 1]
             if not pass_over:
                 straight = [c for c in straight if _clear(local, t, c, width)]
                 slanted = [c for c in slanted if _clear(local, t, c, width)]
-            if not straight and not slanted:
+            get = (_TILE_MOVES.get(src) or {}).get
+            if cut is None:
+                orth = [get(cell[c]) or _tile_move(src, cell[c]) for c in straight]
+                diag = [get(cell[c]) or _tile_move(src, cell[c]) for c in slanted]
+            else:  # the filter and the moves in one pass
+                orth = [get(cell[c]) or _tile_move(src, cell[c]) for c in straight
+                        if reach >> c & 1]
+                diag = [get(cell[c]) or _tile_move(src, cell[c]) for c in slanted
+                        if reach >> c & 1]
+            if not orth and not diag:
                 continue
-            known = _TILE_MOVES.get(src) or {}
-            orth = [known.get(cell[c]) or _tile_move(src, cell[c]) for c in straight]
-            diag = [known.get(cell[c]) or _tile_move(src, cell[c]) for c in slanted]
-            step = [m for m, c in zip(orth, straight, strict=True)
-                    if c - t in (1, -1, width, -width)] if advanced else orth
+            if advanced:
+                sx, sy = src
+                step = [m for m in orth if abs(m.dst[0] - sx) + abs(m.dst[1] - sy) == 1]
+            else:
+                step = orth
             slides.append((src, orth, diag, step))
     adds = [m for c in cell.values() for m in (_ADDS.get(c) or _adds(c))]
     geo = _Geometry(adds, tuple(slides))
