@@ -22,10 +22,14 @@ class Refused(ValueError):
 
 def intended_actions(game: Game[Any], ply: int, moves: Sequence[str]) -> list[Any]:
     """The actions of ``moves`` (the game's notation) played from ``ply``: checked on a
-    copy, so ``game`` is left as it was. Raises :class:`Refused` with the reason."""
+    copy, so ``game`` is left as it was. Raises :class:`Refused` with the reason. A game
+    the rules ended may be corrected (its final move misread); one whose result was
+    declared may not until that result is withdrawn."""
     played = len(game.history)
-    if game.outcome() is not None:
-        raise Refused("The game is over; declare another result or start a new game.")
+    declared = game.adjudicated
+    if declared is not None:  # the referee's word, withdrawn only by the referee's word
+        raise Refused(f"The result was declared ({declared.reason}): withdraw the result "
+                      f"first, then correct the game.")
     if not 0 <= ply <= played:
         raise Refused(f"There is no ply {ply}: the game is at ply {played}.")
     probe = game.copy()

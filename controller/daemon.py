@@ -49,6 +49,7 @@ from tavola.record import (
     RefereeEntry,
     ResultEntry,
     StartEntry,
+    WithdrawnEntry,
     replay,
 )
 from tavola.session import Effects, Session, StartupError, check_startup
@@ -616,7 +617,11 @@ class Daemon:
         task.add_done_callback(self._searching.discard)
 
     def _write(self, entries: tuple[Entry, ...]) -> None:
-        """Append the entries in one fsynced write; a result files the game after it."""
+        """Append the entries in one fsynced write; a result files the game after it, and
+        a result withdrawn reopens the game it filed (the record goes on in the journal)."""
+        if not self.journal.in_progress() and any(
+                isinstance(e, WithdrawnEntry) for e in entries):
+            self.journal.reopen()
         self.journal.append(*entries)
         for entry in entries:
             match entry:

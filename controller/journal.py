@@ -2,7 +2,9 @@
 
 The game in progress is ``current.jsonl`` in the journal directory; finished games are
 ``games/<id>.jsonl``; a game put aside unfinished (another game was asked for) waits in
-``paused/<id>.jsonl`` until ``tavola run --resume <id>``. The format of a line is
+``paused/<id>.jsonl`` until ``tavola run --resume <id>``. A finished game whose result the
+referee withdraws while it is still the board's game (no new game started) is moved back
+from ``games/`` to ``current.jsonl`` (:meth:`Journal.reopen`). The format of a line is
 :mod:`tavola.record`'s; this module stores it.
 
 :meth:`Journal.append` writes a batch of entries in one write, flushes and fsyncs before it
@@ -94,6 +96,7 @@ class Journal:
     def __init__(self, directory: Path | str) -> None:
         self.directory = Path(directory)
         self._clean_size: int | None = None  # a failed write left bytes after this size
+        self._filed: Path | None = None  # the game this journal filed last, to reopen
 
     @property
     def current(self) -> Path:
@@ -198,7 +201,23 @@ class Journal:
 
     def file(self) -> Path:
         """File the game in progress (its result is written) as ``games/<id>.jsonl``."""
-        return self._move(self.games)
+        self._filed = self._move(self.games)
+        return self._filed
+
+    def reopen(self) -> None:
+        """Make the game :meth:`file` filed last the game in progress again: the referee
+        withdraws its result (docs/web.md) while it is still the board's game. The record
+        stays append-only; only its place changes (``games/`` back to ``current.jsonl``).
+        ValueError when a game is in progress or nothing was filed since the start."""
+        filed, self._filed = self._filed, None
+        if self.in_progress():
+            raise ValueError("a game is in progress: only the board's game can be reopened")
+        if filed is None or not filed.is_file():
+            raise ValueError("no game filed since the start to reopen")
+        os.replace(filed, self.current)
+        _fsync_dir(self.directory)
+        _fsync_dir(self.games)
+        self._clean_size = None
 
     def pause(self) -> Path:
         """Put the unfinished game in progress aside as ``paused/<id>.jsonl``."""

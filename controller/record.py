@@ -15,6 +15,10 @@ A game's record is a :class:`StartEntry` (line 1) and then, one per line, what h
   ``played`` lists the actions the game played by itself in that call (Tessere's ``pass``
   policy), which are not journaled again as actions;
 - :class:`ResultEntry`: how the game ended; ``outcome`` None means abandoned.
+- :class:`WithdrawnEntry`: the referee withdrew the result before it (the move that ended
+  the game was misread and is corrected, or a declared result is taken back); the game
+  goes on, and the entries after it are replayed as usual. :attr:`Record.result` is the
+  last result not withdrawn.
 - :class:`RefereeEntry`: an action of the referee (web console): who, what, why; the
   entries it caused (an undo, a result, a clock checkpoint) follow it in the same write.
 - :class:`HintEntry`: help the engine gave on the board (a hint asked for, the computer's
@@ -343,11 +347,36 @@ class ResultEntry:
                    float(d.get("mono", 0.0)))
 
 
+@dataclass(frozen=True)
+class WithdrawnEntry:
+    """The result journaled before (``score``, ``reason``, as its :class:`ResultEntry`
+    said) is withdrawn by the referee: the game is not over after all. Written with the
+    referee's :class:`RefereeEntry` and before the correction's own entries."""
+
+    TYPE: ClassVar[str] = "withdrawn"
+    score: str
+    reason: str
+    wall: float
+    mono: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of this line."""
+        return {"type": self.TYPE, "score": self.score, "reason": self.reason,
+                "wall": self.wall, "mono": self.mono}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> WithdrawnEntry:
+        """The entry from its JSON object."""
+        return cls(str(d.get("score", "*")), str(d.get("reason", "")),
+                   float(d.get("wall", 0.0)), float(d.get("mono", 0.0)))
+
+
 Entry = (StartEntry | ActionEntry | IllegalEntry | UndoEntry | AmendEntry | ClockEntry
-         | TimeoutEntry | ResultEntry | RefereeEntry | HintEntry)
+         | TimeoutEntry | ResultEntry | RefereeEntry | HintEntry | WithdrawnEntry)
 ENTRY_TYPES: dict[str, type[Entry]] = {
     cls.TYPE: cls for cls in (StartEntry, ActionEntry, IllegalEntry, UndoEntry, AmendEntry,
-                              ClockEntry, TimeoutEntry, ResultEntry, RefereeEntry, HintEntry)
+                              ClockEntry, TimeoutEntry, ResultEntry, RefereeEntry, HintEntry,
+                              WithdrawnEntry)
 }
 
 
@@ -411,9 +440,14 @@ class Record:
 
     @property
     def result(self) -> ResultEntry | None:
-        """The result entry, if the game has ended."""
-        found = [e for e in self.entries if isinstance(e, ResultEntry)]
-        return found[-1] if found else None
+        """The result entry, if the game has ended (a result withdrawn after it is not)."""
+        found: ResultEntry | None = None
+        for entry in self.entries:
+            if isinstance(entry, ResultEntry):
+                found = entry
+            elif isinstance(entry, WithdrawnEntry):
+                found = None
+        return found
 
     @classmethod
     def of(cls, parsed: Sequence[Entry], path: Path | None = None,
@@ -488,6 +522,8 @@ def replay(record: Record) -> Replayed:
             raise RecordError(f"line {line}: {what} does not apply: {exc}") from exc
         if isinstance(entry, ResultEntry):
             result = entry
+        elif isinstance(entry, WithdrawnEntry):
+            result = None
         entry_clock = getattr(entry, "clock", None)
         if entry_clock is not None:
             clock = entry_clock
@@ -523,6 +559,8 @@ def apply_entry(game: Game[Any], entry: Entry) -> None:
         case ResultEntry(outcome=outcome) if outcome is not None:
             if game.outcome() != outcome:
                 game.adjudicate(outcome)  # resignation, agreement: outside the rules
+        case WithdrawnEntry():
+            game.reopen()  # a declared result; the rules' own is undone by the next entries
         case StartEntry():
             raise ValueError("a second 'start' inside a game")
         case _:

@@ -97,6 +97,7 @@ from tavola.record import (
     ResultEntry,
     TimeoutEntry,
     UndoEntry,
+    WithdrawnEntry,
     checkpoint_due,
     describe,
 )
@@ -408,6 +409,10 @@ class Session:
         ply out of range or a move the rules refuse is refused with the reason and nothing
         changes. The board still shows the game as it was, so until it reads the corrected
         position play waits, the differing cells blinking (a takeback the other way round).
+        A game the rules ended (its final move misread) is corrected the same way: its
+        journaled result is withdrawn first (a :class:`~tavola.record.WithdrawnEntry`), a
+        result still held is dropped, and the clocks run again. A declared result must be
+        withdrawn first (:meth:`withdraw_result`).
         """
         self._stage()
         try:
@@ -415,7 +420,16 @@ class Session:
         except Refused as refused:
             return Effects(log=(str(refused),))
         played = len(self.game.history)
-        fx = self._takeback(played - ply, now, wall, sensed=False)
+        fx = Effects()
+        outcome = self.game.outcome()
+        if outcome is not None and self._ending is None:  # its result is journaled
+            fx += Effects(journal=(self._withdrawn(outcome, now, wall),),
+                          log=("The result is withdrawn: the move that ended the game is "
+                               "corrected.",))
+        self._ending = None  # a result held is never journaled
+        fx += self._takeback(played - ply, now, wall, sensed=False)
+        if outcome is not None and self.clock is not None:
+            self.clock.resume(now)  # paused when the game ended
         if intended:
             fx += self._accept(tuple(intended), frozenset(), now, wall)
         self.window = 0  # the referee's word: not amended from the board
@@ -425,6 +439,33 @@ class Session:
         if self._sensed is not None and self.game.outcome() is None:
             fx += self._handle(self.inference.update(self.game, None, now), now, wall)
         return fx
+
+    def withdraw_result(self, now: float, wall: float) -> Effects:
+        """The referee withdraws the result they declared (a win, draw, forfeit, a loss on
+        time): the game goes on from its position, the clocks run again. A result the
+        rules gave is withdrawn by correcting the move that ended the game instead."""
+        self._stage()
+        game = self.game
+        outcome = game.outcome()
+        if outcome is None:
+            return Effects(log=("The game is not over: there is no result to withdraw.",))
+        if game.adjudicated is None:
+            return Effects(log=(f"The rules ended the game ({outcome.reason}): correct the "
+                                f"move that ended it instead.",))
+        self._touch_game()
+        game.reopen()
+        self._ending = None
+        if self.clock is not None and game.outcome() is None:
+            self.clock.resume(now)
+        entry = self._withdrawn(outcome, now, wall)
+        return Effects(journal=(entry,), log=(
+            f"The result {entry.score} ({entry.reason}) is withdrawn; play goes on.",)
+        ) + self._show(now, force=True) + Effects(status=self.status())
+
+    def _withdrawn(self, outcome: Outcome, now: float, wall: float) -> WithdrawnEntry:
+        """The entry withdrawing the journaled result ``outcome``."""
+        result = ResultEntry.of(outcome, self.game.num_players, wall=wall, now=now)
+        return WithdrawnEntry(result.score, result.reason, wall, now)
 
     def _awaiting_restore(self, now: float) -> Effects:
         """The board does not show the corrected position yet: its differing cells blink

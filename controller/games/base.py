@@ -360,6 +360,17 @@ class Game(ABC, Generic[M]):
         self._adjudicated = outcome
         self._legal = None
 
+    @property
+    def adjudicated(self) -> Outcome | None:
+        """The outcome decided from outside the rules (:meth:`adjudicate`), if any."""
+        return self._adjudicated
+
+    def reopen(self) -> None:
+        """Withdraw an adjudicated outcome (the referee's result taken back); the rules'
+        own outcome stands until an action is undone."""
+        self._adjudicated = None
+        self._legal = None
+
     def time_out(self, player: int) -> Outcome | None:
         """``player`` ran out of time; apply the game's policy and return the outcome, if any.
 

@@ -68,7 +68,6 @@ backpack, ``"O"`` orange backpack; cells without a tile are absent. Needs: ident
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -270,46 +269,63 @@ def _first_tile_between(occ: frozenset[Cell] | set[Cell], src: Cell, dst: Cell) 
     return None
 
 
-def _splits(
-    occ: set[int], start: int, width: int
-) -> dict[int, tuple[list[int], dict[int, int], int]]:
-    """The tiles whose removal splits the others (articulation points, by Tarjan's
-    depth-first search), in the local encoding of :func:`_geometry`: tile -> (the group,
-    once that tile is lifted, of every tile by its discovery time; every tile's discovery
-    time; the number of groups). Group -1 is the side of the search's root; the others
-    number the subtrees the tile cuts off. Tiles that split nothing are absent."""
-    disc: dict[int, int] = {}
-    low: dict[int, int] = {}
+def _splits(adj: dict[int, list[int]], start: int, bits: int) -> dict[int, list[int]]:
+    """The tiles whose removal splits the others (articulation points, by one iterative
+    pass of Tarjan's depth-first search over ``adj``, tile -> its edge neighbours on the
+    table), in the local encoding of :func:`_geometry`: tile -> the groups the others fall
+    into once it is lifted, each a bitboard (bit ``c`` for cell ``c``). ``bits`` is the
+    bitboard of all tiles. Tiles that split nothing are absent."""
+    disc = {start: 0}
+    low = {start: 0}
     done: dict[int, int] = {}  # discovery count when the tile's subtree was finished
     split: dict[int, list[int]] = {}  # tile -> children whose subtree it cuts off
-    steps = (1, width, -1, -width)
-
-    def visit(u: int, parent: int) -> None:
-        disc[u] = low[u] = len(disc)
-        for step in steps:
-            v = u + step
-            if v not in occ:
-                continue
+    # A frame: (tile, its parent, the index of its next neighbour to look at).
+    stack = [(start, -1, 0)]
+    while stack:
+        u, parent, i = stack[-1]
+        near = adj[u]
+        n = len(near)
+        while i < n:
+            v = near[i]
+            i += 1
             if v not in disc:
-                visit(v, u)
-                if low[v] < low[u]:
-                    low[u] = low[v]
-                if low[v] >= disc[u]:
-                    split.setdefault(u, []).append(v)
-            elif v != parent and disc[v] < low[u]:
+                stack[-1] = (u, parent, i)
+                disc[v] = low[v] = len(disc)
+                stack.append((v, u, 0))
+                break
+            if v != parent and disc[v] < low[u]:
                 low[u] = disc[v]
-        done[u] = len(disc)
-
-    visit(start, -1)
-    out: dict[int, tuple[list[int], dict[int, int], int]] = {}
+        else:
+            stack.pop()
+            done[u] = len(disc)
+            if parent >= 0:
+                lu = low[u]
+                if lu < low[parent]:
+                    low[parent] = lu
+                if lu >= disc[parent]:
+                    if parent in split:
+                        split[parent].append(u)
+                    else:
+                        split[parent] = [u]
+    out: dict[int, list[int]] = {}
+    if not split:
+        return out
+    # A subtree is a run of discovery times: its bitboard is a difference of prefixes.
+    prefix = [0]
+    acc = 0
+    for t in disc:  # insertion order is discovery order
+        acc |= 1 << t
+        prefix.append(acc)
     for t, children in split.items():
         if t != start or len(children) > 1:
-            group = [-1] * len(disc)
-            for i, v in enumerate(children):
-                group[disc[v] : done[v]] = [i] * (done[v] - disc[v])
-            out[t] = (group, disc, len(children) + (t != start))
+            groups = [prefix[done[v]] ^ prefix[disc[v]] for v in children]
+            if t != start:
+                rest = bits ^ (1 << t)
+                for g in groups:
+                    rest ^= g
+                groups.append(rest)
+            out[t] = groups
     return out
-
 
 def _geometry(occ: frozenset[Cell], pass_over: bool, advanced: bool) -> _Geometry:
     """The frontier and the tile moves of a cluster (cached: it is most of move generation).
@@ -323,70 +339,100 @@ def _geometry(occ: frozenset[Cell], pass_over: bool, advanced: bool) -> _Geometr
         return geo
     order = sorted(occ)
     x0 = order[0][0] - 1
-    y0 = min(y for _, y in order) - 1
-    width = max(y for _, y in order) - y0 + 2
-    tiles = [(x - x0) * width + y - y0 for x, y in order]
+    ys = [y for _, y in order]
+    y0 = min(ys) - 1
+    width = max(ys) - y0 + 2
+    base = x0 * width + y0
+    tiles = [x * width + y - base for x, y in order]
     local = set(tiles)
     touching: dict[int, list[int]] = {}  # free cell -> the tiles it shares an edge with
-    closed: set[int] = set()
-    for t in tiles:
-        sides = 0
+    adj: dict[int, list[int]] = {}  # tile -> the tiles it shares an edge with
+    bits = 0  # the tiles as a bitboard
+    movable: list[tuple[int, Cell]] = []  # tiles with a free side, and their cells
+    for t, src in zip(tiles, order, strict=True):
+        sides = []
         for c in (t + 1, t + width, t - 1, t - width):
             if c in local:
-                sides += 1
+                sides.append(c)
             elif c in touching:
                 touching[c].append(t)
             else:
                 touching[c] = [t]
-        if sides == 4:
-            closed.add(t)
+        adj[t] = sides
+        bits |= 1 << t
+        if len(sides) < 4:
+            movable.append((t, src))
     cell = {c: (c // width + x0, c % width + y0) for c in touching}
     slides = []
     if len(tiles) > 1:
-        cuts = _splits(local, tiles[0], width)
-        shared = {c: near for c, near in touching.items() if len(near) > 1}
-        lone = {c: near[0] for c, near in touching.items() if len(near) == 1}
-        lonely = set(lone.values())
-        rows: defaultdict[int, list[int]] = defaultdict(list)
-        cols: defaultdict[int, list[int]] = defaultdict(list)
-        diags: defaultdict[int, list[int]] = defaultdict(list)
-        antis: defaultdict[int, list[int]] = defaultdict(list)
-        for c in touching:
+        cuts = _splits(adj, tiles[0], bits)
+        lone: dict[int, int] = {}
+        rows: dict[int, list[int]] = {}
+        cols: dict[int, list[int]] = {}
+        diags: dict[int, list[int]] = {}
+        antis: dict[int, list[int]] = {}
+        for c, near in touching.items():
+            if len(near) == 1:
+                lone[c] = near[0]
             x, y = divmod(c, width)
-            rows[y].append(c)
-            cols[x].append(c)
-            diags[x - y].append(c)
-            antis[x + y].append(c)
+            if y in rows:
+                rows[y].append(c)
+            else:
+                rows[y] = [c]
+            if x in cols:
+                cols[x].append(c)
+            else:
+                cols[x] = [c]
+            if x - y in diags:
+                diags[x - y].append(c)
+            else:
+                diags[x - y] = [c]
+            if x + y in antis:
+                antis[x + y].append(c)
+            else:
+                antis[x + y] = [c]
+        lonely = set(lone.values())
+        front = 0  # the free cells touching a tile, as a bitboard
+        for c in touching:
+            front |= 1 << c
         empty: list[int] = []
-        for t, src in zip(tiles, order, strict=True):
-            if t in closed:
-                continue
+        for t, src in movable:
             x, y = divmod(t, width)
             straight = rows.get(y, empty) + cols.get(x, empty)
             slanted = diags.get(x - y, empty) + antis.get(x + y, empty)
             cut = cuts.get(t)
+            reach = -1  # the cells t may land on as a bitboard, when t is a cut tile
             if cut is None:
                 # Lifting t leaves one group: any free cell touching another tile will do,
                 # so not one of t's own free sides that touches nothing else.
                 if t in lonely:
                     straight = [c for c in straight if lone.get(c) != t]
             else:
-                # Lifting t splits the others: the cell must touch every group again.
-                group, disc, groups = cut
-                straight = [c for c in straight if c in shared
-                            and len({group[disc[n]] for n in shared[c] if n != t}) == groups]
-                slanted = [c for c in slanted if c in shared
-                           and len({group[disc[n]] for n in shared[c] if n != t}) == groups]
+                # Lifting t splits the others: the cell must touch every group again, i.e.
+                # lie in the one-step spread of each group's bitboard.
+                for g in cut:
+                    reach &= (g << 1) | (g >> 1) | (g << width) | (g >> width)
+                if not reach & front:
+                    continue
             if not pass_over:
                 straight = [c for c in straight if _clear(local, t, c, width)]
                 slanted = [c for c in slanted if _clear(local, t, c, width)]
-            if not straight and not slanted:
+            get = (_TILE_MOVES.get(src) or {}).get
+            if cut is None:
+                orth = [get(cell[c]) or _tile_move(src, cell[c]) for c in straight]
+                diag = [get(cell[c]) or _tile_move(src, cell[c]) for c in slanted]
+            else:  # the filter and the moves in one pass
+                orth = [get(cell[c]) or _tile_move(src, cell[c]) for c in straight
+                        if reach >> c & 1]
+                diag = [get(cell[c]) or _tile_move(src, cell[c]) for c in slanted
+                        if reach >> c & 1]
+            if not orth and not diag:
                 continue
-            known = _TILE_MOVES.get(src) or {}
-            orth = [known.get(cell[c]) or _tile_move(src, cell[c]) for c in straight]
-            diag = [known.get(cell[c]) or _tile_move(src, cell[c]) for c in slanted]
-            step = [m for m, c in zip(orth, straight, strict=True)
-                    if c - t in (1, -1, width, -width)] if advanced else orth
+            if advanced:
+                sx, sy = src
+                step = [m for m in orth if abs(m.dst[0] - sx) + abs(m.dst[1] - sy) == 1]
+            else:
+                step = orth
             slides.append((src, orth, diag, step))
     adds = [m for c in cell.values() for m in (_ADDS.get(c) or _adds(c))]
     geo = _Geometry(adds, tuple(slides))

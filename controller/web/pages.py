@@ -154,6 +154,7 @@ def action_forms(csrf: str, players: list[str], plies: int,
         _form(csrf, "result", '<select name="kind">' + "".join(
             f"<option>{k}</option>" for k in RESULT_KINDS) + "</select> winner " +
             _player_select(players, "winner") + reason, "Declare result", post),
+        _form(csrf, "withdraw", reason, "Withdraw declared result", post),
         _form(csrf, "new", reason, "New game", post),
     ])
 

@@ -25,7 +25,8 @@ from tavola.record import (
 )
 from tavola.session import Effects, Session
 
-ACTIONS = ("undo", "correct", "play", "clock", "pause", "resume", "result", "new", "hints")
+ACTIONS = ("undo", "correct", "play", "clock", "pause", "resume", "result", "withdraw", "new",
+           "hints")
 RESULT_KINDS = ("win", "forfeit", "draw")
 
 
@@ -98,6 +99,9 @@ def perform(host: Host, request: Request) -> str:
                                session.game.num_players)
             fx = session.declare(outcome, now, wall)
             what = f"result {fields.get('kind')} {fields.get('winner', '')}".strip()
+        elif action == "withdraw":  # the referee's declared result, taken back
+            fx = session.withdraw_result(now, wall)
+            what = "withdraw result"
         else:
             return f"Unknown action {action!r}; actions are {', '.join(ACTIONS)}."
     except ValueError as exc:

@@ -21,6 +21,7 @@ from tavola.daemon import Daemon
 from tavola.feedback import GREEN, OFF
 from tavola.journal import Journal
 from tavola.record import ActionEntry, UndoEntry, replay
+from tavola.web.referee import Request, perform
 
 TAVOLA = [sys.executable, "-m", "tavola.cli"]
 
@@ -230,3 +231,41 @@ def test_new_files_an_unfinished_game_as_abandoned(tmp_path: Path) -> None:
     assert asyncio.run(scenario()) == 0
     assert [(r.score, r.reason) for r in Journal(tmp_path).records()] == [
         ("*", "abandoned for a new game")]
+
+
+def test_a_final_move_corrected_after_the_game_was_filed_resumes_after_a_restart(
+        tmp_path: Path) -> None:
+    config = load_config(None, {}, {"journal.directory": str(tmp_path), "leds": "sim",
+                                    "game": "tessere", "inference.grace": "0.2"})
+    daemon = Daemon(config, env={})
+
+    async def until(predicate: Any) -> None:
+        for _ in range(500):
+            if predicate():
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("timed out")
+
+    async def scenario() -> int:
+        task = asyncio.create_task(daemon.run())
+        await until(lambda: daemon.ready)
+        for n, line in enumerate(["place a1 G", "place e5 YG", "place e1 GB", "place a5 RYGB"]):
+            daemon.console_line(line)
+            await until(lambda n=n: len(daemon.session.game.history) == n + 1)
+        await until(lambda: bool(Journal(tmp_path).records()))  # the result filed the game
+        said = perform(daemon, Request("undo", {"ply": "3", "reason": "a5 misread"},
+                                       "referee@test"))
+        assert not said.startswith("Refused"), said
+        assert daemon.session.game.outcome() is None
+        daemon.console_line("quit")
+        return await task
+
+    assert asyncio.run(scenario()) == 0
+    assert Journal(tmp_path).records() == []  # reopened: the game is in progress again
+    again = Daemon(config, env={})
+    again._start()
+    try:
+        assert [str(m) for m in again.session.game.history] == ["G@a1", "YG@e5", "GB@e1"]
+        assert again.session.game.outcome() is None and again.session.restoring == 3
+    finally:
+        again._close_backends()

@@ -29,6 +29,7 @@ from tavola.record import (
     StartEntry,
     TimeoutEntry,
     UndoEntry,
+    WithdrawnEntry,
     checkpoint_due,
     entry_from_json,
     new_game_id,
@@ -613,3 +614,26 @@ def test_an_older_record_naming_its_layout_file_carries_the_layout_from_resume_o
     journal.current.write_text(encode([header]).decode())  # an old record, file gone
     with pytest.raises(JournalError, match="names a file that cannot be read"):
         journal.resume()
+
+
+def test_a_withdrawn_result_reopens_the_game_filed_last(tmp_path: Path) -> None:
+    journal = Journal(tmp_path)
+    game = new_game("tessere")
+    begin(journal, game)
+    play(journal, game, "G@a1", "YG@e5", "GB@e1", "RYGB@a5")
+    assert game.outcome() is not None
+    filed = journal.finish(ResultEntry.of(game.outcome(), 2, wall=1.0, now=1.0))
+    with pytest.raises(ValueError, match="no game filed"):
+        Journal(tmp_path).reopen()  # a restarted daemon: that game is no longer the board's
+    before = filed.read_bytes()
+    journal.reopen()
+    assert not filed.exists() and journal.current.read_bytes() == before  # moved, unchanged
+    journal.append(WithdrawnEntry("0-1", "line", 2.0, 2.0),
+                   undo_entry("RYGB@a5", player=1, wall=2.0, now=2.0))
+    record = journal.resume()
+    assert record is not None and record.result is None
+    again = replay(record).game
+    assert again.outcome() is None and [str(m) for m in again.history] == [
+        "G@a1", "YG@e5", "GB@e1"]
+    with pytest.raises(ValueError, match="in progress"):
+        journal.reopen()

@@ -15,10 +15,21 @@ from tavola.record import (
     ResultEntry,
     StartEntry,
     UndoEntry,
+    WithdrawnEntry,
+    replay,
 )
 from tavola.session import Session
-from tavola.web.referee import pending_correction
-from tests.controller.test_session import MORRIS, colour, kinds, morris_session, reading, see
+from tavola.web.referee import Request, pending_correction, perform
+from tests.controller.test_session import (
+    MORRIS,
+    colour,
+    kinds,
+    morris_session,
+    reading,
+    see,
+    tessere_session,
+)
+from tests.controller.test_session_help import _Host
 
 
 def three_moves_played() -> Session:
@@ -89,9 +100,6 @@ def test_impossible_corrections_are_refused_with_the_reason() -> None:
         fx = s.correct(ply, moves, 10.0, 10.0)
         assert fx.journal == () and fx.log[0].startswith(said), (ply, moves, fx.log)
     assert [str(m) for m in s.game.history] == ["d2", "a1", "d6"] and s.restoring is None
-    s.declare(s.game.resignation(0), 11.0, 11.0)
-    assert s.correct(1, [], 12.0, 12.0).log == (
-        "The game is over; declare another result or start a new game.",)
 
 
 def test_a_correction_that_cannot_be_written_is_put_back() -> None:
@@ -130,3 +138,83 @@ def test_a_correction_still_waits_for_the_board_after_a_restart() -> None:
     result = ResultEntry.of(None, 2, wall=11.0, now=11.0)
     _, record = correction_record(0, [], [])
     assert pending_correction(Record(record.header, (*record.entries, result))) is None
+
+
+def tessere_won() -> Session:
+    """Tessere: the fourth action (a5) completes Player 2's line of the corners; the board
+    reads it, and the result is journaled after the grace time."""
+    s = tessere_session("warn")
+    for text in ("G@a1", "YG@e5", "GB@e1"):
+        s.game.apply(s.game.parse_move(text))
+    see(s, reading(s.game, "identity", a5="RYGB"), 1.0)
+    assert s.game.outcome() is not None
+    return s
+
+
+def test_a_misread_final_move_is_corrected_after_the_result_is_journaled() -> None:
+    s = tessere_won()
+    assert kinds(s.tick(3.7, 3.7)) == ["result"]
+    fx = s.correct(3, [], 10.0, 10.0)
+    assert kinds(fx) == ["withdrawn", "undo"]
+    withdrawn = fx.journal[0]
+    assert isinstance(withdrawn, WithdrawnEntry) and withdrawn.score == "0-1"
+    assert s.game.outcome() is None and len(s.game.history) == 3
+    assert s.restoring == 3 and "set the board to it (lift a5)" in s.status()
+    assert all(e.TYPE != "result" for e in s.tick(20.0, 20.0).journal)
+    see(s, reading(s.game, "identity"), 21.0)  # the board set right: play goes on
+    assert s.restoring is None and s.game.outcome() is None
+
+
+def test_a_final_move_corrected_while_its_result_is_held_journals_no_result() -> None:
+    s = tessere_won()
+    fx = s.correct(3, [], 2.5, 2.5)  # within the grace time: no result written yet
+    assert kinds(fx) == ["undo"] and s.game.outcome() is None
+    assert all(e.TYPE != "result" for e in s.tick(9.0, 9.0).journal)
+
+
+def test_a_declared_result_is_withdrawn_only_by_the_referee_saying_so() -> None:
+    s = three_moves_played()
+    s.declare(s.game.resignation(0), 11.0, 11.0)
+    refused = s.correct(1, [], 12.0, 12.0)
+    assert refused.journal == () and "withdraw the result first" in refused.log[0]
+    fx = s.withdraw_result(13.0, 13.0)
+    assert kinds(fx) == ["withdrawn"] and s.game.outcome() is None
+    assert [str(m) for m in s.game.history] == ["d2", "a1", "d6"]
+    assert s.withdraw_result(14.0, 14.0).journal == ()  # nothing left to withdraw
+    assert kinds(s.correct(1, [], 15.0, 15.0)) == ["undo", "undo"]
+
+
+def test_a_rules_result_is_not_withdrawn_without_correcting_its_move() -> None:
+    s = tessere_won()
+    s.tick(3.7, 3.7)
+    fx = s.withdraw_result(5.0, 5.0)
+    assert fx.journal == () and "correct the move that ended it" in fx.log[0]
+
+
+def test_a_withdrawn_result_replays_as_a_game_going_on() -> None:
+    s = tessere_won()
+    header = StartEntry.of(new_game("tessere", on_timeout="warn"), game_id="t", wall=0.0)
+    moves = [ActionEntry(t, p, n, 0.0, 0.0) for n, (p, t) in enumerate(
+        [(0, "G@a1"), (1, "YG@e5"), (0, "GB@e1"), (1, "RYGB@a5")], 1)]
+    result = s.tick(3.7, 3.7).journal
+    note = RefereeEntry("undo to ply 3", "referee@127.0.0.1", "misread", 9.0, 9.0)
+    fixed = s.correct(3, [], 9.0, 9.0).journal
+    over = Record(header, (*moves, *result))
+    assert over.result is not None and replay(over).game.outcome() is not None
+    record = Record(header, (*moves, *result, note, *fixed))
+    assert record.result is None
+    again = replay(record)
+    assert again.result is None and again.game.outcome() is None
+    assert [str(m) for m in again.game.history] == ["G@a1", "YG@e5", "GB@e1"]
+    assert pending_correction(record) == 3
+
+
+def test_the_console_withdraws_a_declared_result_with_who_and_why() -> None:
+    s = three_moves_played()
+    host = _Host(s)
+    perform(host, Request("result", {"kind": "win", "winner": "1"}, "referee@test"))
+    said = perform(host, Request("withdraw", {"reason": "wrong table"}, "referee@test"))
+    assert "withdrawn" in said and s.game.outcome() is None
+    assert [e.TYPE for e in host.written] == ["referee", "result", "referee", "withdrawn"]
+    assert host.written[2].action == "withdraw result"
+    assert perform(host, Request("withdraw", {}, "referee@test")).startswith("Refused: ")
