@@ -33,6 +33,7 @@ from tavola.record import (
     StartEntry,
     TimeoutEntry,
     UndoEntry,
+    WithdrawnEntry,
 )
 
 
@@ -148,6 +149,9 @@ def turns_of(record: Record) -> tuple[list[str], list[Turn]]:
             line.extend((entry.player, m, entry.clock) for m in entry.moves)
         elif isinstance(entry, RefereeEntry):
             notes.append((len(line), referee_note(entry)))
+        elif isinstance(entry, WithdrawnEntry):  # the game went on: say what it had said
+            ended = f"{entry.score} ({entry.reason})" if entry.reason else entry.score
+            notes.append((len(line), f"result {ended} withdrawn by the referee"))
         elif isinstance(entry, HintEntry) and entry.kind != "computer":
             who = names[entry.player] if entry.player < len(names) else str(entry.player)
             shown = " ".join(entry.moves)

@@ -4,6 +4,7 @@ and no move is taken from it meanwhile."""
 
 from __future__ import annotations
 
+from tavola.export import export_record
 from tavola.feedback import RED
 from tavola.games import new_game
 from tavola.record import (
@@ -207,6 +208,9 @@ def test_a_withdrawn_result_replays_as_a_game_going_on() -> None:
     assert again.result is None and again.game.outcome() is None
     assert [str(m) for m in again.game.history] == ["G@a1", "YG@e5", "GB@e1"]
     assert pending_correction(record) == 3
+    # The exported record says what happened: the result, and that it was withdrawn.
+    text = export_record(record)
+    assert "withdrawn by the referee" in text and "misread" in text
 
 
 def test_the_console_withdraws_a_declared_result_with_who_and_why() -> None:
