@@ -41,31 +41,29 @@ typecheck: $(TEST_STAMP)
 	$(BIN)/mypy --strict -p tavola
 	$(BIN)/mypy --strict tests bench
 
-# The browser tests drive Debian's chromium (Playwright's own download cannot work offline):
-# installed here when run as root, else one line says what to install and they skip.
+# $(call debian_package,PROGRAM,PACKAGE,TESTS): the tests that need PROGRAM skip without it,
+# so install PACKAGE with apt-get when run as root (as CI is), else say in one line what to
+# install.
+define debian_package
+	@if [ -x $(1) ] || command -v $(2) >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing $(2) for the $(3) (apt-get install -y $(2))"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		{ apt-get install -y -qq $(2) >/dev/null 2>&1 \
+		  || { apt-get update -qq && apt-get install -y -qq $(2) >/dev/null; }; } \
+			|| echo "$(2) could not be installed: the $(3) skip"; \
+	else echo "the $(3) skip: install Debian's $(2) (sudo apt-get install $(2))"; fi
+endef
+
+# The browser tests drive Debian's chromium (Playwright's own download cannot work offline).
 CHROMIUM ?= /usr/bin/chromium
 chromium:
-	@if [ -x $(CHROMIUM) ]; then :; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		echo "installing chromium for the browser tests (apt-get install -y chromium)"; \
-		export DEBIAN_FRONTEND=noninteractive; \
-		{ apt-get install -y -qq chromium >/dev/null 2>&1 \
-		  || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }; } \
-			|| echo "chromium could not be installed: the browser tests skip"; \
-	else echo "browser tests skip: install Debian's chromium (sudo apt-get install chromium)"; fi
+	$(call debian_package,$(CHROMIUM),chromium,browser tests)
 
-# The event tests start their own Mosquitto (docs/event.md): installed here when run as
-# root, else one line says what to install and they skip.
+# The event tests start their own Mosquitto (docs/event.md).
 MOSQUITTO ?= /usr/sbin/mosquitto
 mosquitto:
-	@if [ -x $(MOSQUITTO) ] || command -v mosquitto >/dev/null; then :; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		echo "installing mosquitto for the event tests (apt-get install -y mosquitto)"; \
-		export DEBIAN_FRONTEND=noninteractive; \
-		{ apt-get install -y -qq mosquitto >/dev/null 2>&1 \
-		  || { apt-get update -qq && apt-get install -y -qq mosquitto >/dev/null; }; } \
-			|| echo "mosquitto could not be installed: the event tests skip"; \
-	else echo "event tests skip: install Debian's mosquitto (sudo apt-get install mosquitto)"; fi
+	$(call debian_package,$(MOSQUITTO),mosquitto,event tests)
 
 pytest: $(TEST_STAMP) chromium mosquitto
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
