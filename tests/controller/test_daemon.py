@@ -181,24 +181,31 @@ def test_in_process_console_commands_frames_and_shutdown(tmp_path: Path) -> None
         ActionEntry, UndoEntry]
 
 
+async def until(predicate: Any) -> None:
+    """Wait for ``predicate`` (a test fails on the timeout, not on a timed assertion)."""
+    for _ in range(500):
+        if predicate():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("timed out")
+
+
+async def tessere_won_by_black(daemon: Daemon) -> None:
+    """Once the daemon is ready, tessere played on its simulated board to Black's line."""
+    await until(lambda: daemon.ready)
+    for n, line in enumerate(["place a1 G", "place e5 YG", "place e1 GB", "place a5 RYGB"]):
+        daemon.console_line(line)
+        await until(lambda n=n: len(daemon.session.game.history) == n + 1)
+
+
 def test_clearing_the_board_after_a_game_starts_the_next_one(tmp_path: Path) -> None:
     config = load_config(None, {}, {"journal.directory": str(tmp_path), "leds": "sim",
                                     "game": "tessere"})
     daemon = Daemon(config, env={})
 
-    async def until(predicate: Any) -> None:
-        for _ in range(500):
-            if predicate():
-                return
-            await asyncio.sleep(0.01)
-        raise AssertionError("timed out")
-
     async def scenario() -> int:
         task = asyncio.create_task(daemon.run())
-        await until(lambda: daemon.ready)
-        for n, line in enumerate(["place a1 G", "place e5 YG", "place e1 GB", "place a5 RYGB"]):
-            daemon.console_line(line)
-            await until(lambda n=n: len(daemon.session.game.history) == n + 1)
+        await tessere_won_by_black(daemon)
         first = daemon.session.game
         assert first.outcome() is not None and first.outcome().reason == "line"  # type: ignore[union-attr]
         # The winning piece first: after the end that is clearing up, not a takeback.
@@ -239,19 +246,9 @@ def test_a_final_move_corrected_after_the_game_was_filed_resumes_after_a_restart
                                     "game": "tessere", "inference.grace": "0.2"})
     daemon = Daemon(config, env={})
 
-    async def until(predicate: Any) -> None:
-        for _ in range(500):
-            if predicate():
-                return
-            await asyncio.sleep(0.01)
-        raise AssertionError("timed out")
-
     async def scenario() -> int:
         task = asyncio.create_task(daemon.run())
-        await until(lambda: daemon.ready)
-        for n, line in enumerate(["place a1 G", "place e5 YG", "place e1 GB", "place a5 RYGB"]):
-            daemon.console_line(line)
-            await until(lambda n=n: len(daemon.session.game.history) == n + 1)
+        await tessere_won_by_black(daemon)
         await until(lambda: bool(Journal(tmp_path).records()))  # the result filed the game
         said = perform(daemon, Request("undo", {"ply": "3", "reason": "a5 misread"},
                                        "referee@test"))
