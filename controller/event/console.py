@@ -15,9 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import secrets
-import ssl
 import time
 import uuid
 from typing import Any
@@ -29,7 +27,7 @@ from aiohttp import web
 from tavola.config import EventConfig
 from tavola.event import pages
 from tavola.event.hall import Hall, record_suffix, record_text
-from tavola.event.publisher import BACKOFF_FIRST, BACKOFF_MAX
+from tavola.event.publisher import keep_connected, tls_context
 from tavola.event.topics import QOS, Command, Topics, encode, event_filter
 from tavola.web.auth import RateLimited, Referees, csrf_ok
 from tavola.web.pages import event, login_page
@@ -105,33 +103,26 @@ class EventConsole:
 
     # ----------------------------------------------------------------- the broker
     async def _follow(self) -> None:
+        await keep_connected(self._client, self._serve, self._dropped, self.config,
+                             "event console")
+
+    def _client(self) -> aiomqtt.Client:
         cfg = self.config
-        delay = BACKOFF_FIRST
-        while True:
-            tls = ssl.create_default_context(
-                cafile=str(cfg.ca_file) if cfg.ca_file else None) if cfg.tls else None
-            try:
-                async with aiomqtt.Client(
-                        cfg.host, cfg.port, username=cfg.username or None,
-                        password=cfg.password or None, keepalive=10, tls_context=tls,
-                        identifier=f"tavola-console-{cfg.event}-{secrets.token_hex(3)}",
-                        ) as client:
-                    delay = BACKOFF_FIRST
-                    await client.subscribe(event_filter(cfg.event), qos=1)
-                    self.client = client
-                    self.connected.set()
-                    async for message in client.messages:
-                        self._receive(str(message.topic), message.payload)
-            except aiomqtt.MqttError as exc:
-                log.warning("event broker %s:%s: %s; trying again in %.1f s", cfg.host,
-                            cfg.port, exc, delay)
-            except Exception:  # a bug must cost a reconnection, never the console
-                log.exception("event console failed; trying again in %.1f s", delay)
-            finally:
-                self.client = None
-                self.connected.clear()
-            await asyncio.sleep(delay * random.uniform(0.8, 1.2))
-            delay = min(delay * 2, BACKOFF_MAX)
+        return aiomqtt.Client(
+            cfg.host, cfg.port, username=cfg.username or None, password=cfg.password or None,
+            keepalive=10, tls_context=tls_context(cfg),
+            identifier=f"tavola-console-{cfg.event}-{secrets.token_hex(3)}")
+
+    async def _serve(self, client: aiomqtt.Client) -> None:
+        await client.subscribe(event_filter(self.config.event), qos=1)
+        self.client = client
+        self.connected.set()
+        async for message in client.messages:
+            self._receive(str(message.topic), message.payload)
+
+    def _dropped(self) -> None:
+        self.client = None
+        self.connected.clear()
 
     def _receive(self, topic: str, payload: Any) -> None:
         data = payload if isinstance(payload, bytes | bytearray) else str(payload).encode()

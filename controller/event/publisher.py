@@ -27,7 +27,7 @@ import logging
 import random
 import ssl
 from collections import OrderedDict, deque
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -137,15 +137,12 @@ class EventPublisher:
     # ----------------------------------------------------------------- the connection
     def _client(self) -> aiomqtt.Client:
         cfg = self.config
-        tls = None
-        if cfg.tls:
-            tls = ssl.create_default_context(cafile=str(cfg.ca_file) if cfg.ca_file else None)
         return aiomqtt.Client(
             cfg.host, cfg.port, username=cfg.username or None, password=cfg.password or None,
             identifier=self.identifier, clean_session=False, keepalive=10,
             will=aiomqtt.Will(self.topics.presence, OFFLINE.encode(), QOS["presence"],
                               retain=True),
-            tls_context=tls, timeout=SEND_TIMEOUT)
+            tls_context=tls_context(cfg), timeout=SEND_TIMEOUT)
 
     @property
     def identifier(self) -> str:
@@ -154,23 +151,16 @@ class EventPublisher:
         return f"tavola-{self.config.event}-{self.config.table}"
 
     async def _run(self) -> None:
-        delay = BACKOFF_FIRST
-        while True:
-            try:
-                async with self._client() as client:
-                    delay = BACKOFF_FIRST
-                    self._client_now = client
-                    await self._connected(client)
-            except aiomqtt.MqttError as exc:
-                log.warning("event broker %s:%s: %s; trying again in %.1f s",
-                            self.config.host, self.config.port, exc, delay)
-            except Exception:  # a bug must cost a reconnection, never the publishing
-                log.exception("event publisher failed; trying again in %.1f s", delay)
-            finally:
-                self._client_now = None
-                self.connected.clear()
-            await asyncio.sleep(delay * random.uniform(0.8, 1.2))
-            delay = min(delay * 2, BACKOFF_MAX)
+        await keep_connected(self._client, self._serve, self._dropped, self.config,
+                             "event publisher")
+
+    async def _serve(self, client: aiomqtt.Client) -> None:
+        self._client_now = client
+        await self._connected(client)
+
+    def _dropped(self) -> None:
+        self._client_now = None
+        self.connected.clear()
 
     async def _connected(self, client: aiomqtt.Client) -> None:
         await client.subscribe(self.topics.cmd, qos=QOS["cmd"])
@@ -329,3 +319,34 @@ def _mtime(path: Path) -> float:
         return path.stat().st_mtime
     except OSError:
         return 0.0
+
+
+def tls_context(config: EventConfig) -> ssl.SSLContext | None:
+    """The broker connection's TLS (trusting ``ca_file``, else the system's CAs), or None
+    when ``[event] tls`` is off. Boards and the console connect alike."""
+    if not config.tls:
+        return None
+    return ssl.create_default_context(cafile=str(config.ca_file) if config.ca_file else None)
+
+
+async def keep_connected(connect: Callable[[], aiomqtt.Client],
+                         serve: Callable[[aiomqtt.Client], Awaitable[None]],
+                         dropped: Callable[[], None], config: EventConfig, what: str) -> None:
+    """Connect, ``serve`` the connection until it ends, call ``dropped``, and try again
+    after 0.5, 1, 2 ... s (±20 %, so a hall of boards does not reconnect in step; at most
+    30 s), forever: a broker outage or a bug costs a reconnection, never the caller."""
+    delay = BACKOFF_FIRST
+    while True:
+        try:
+            async with connect() as client:
+                delay = BACKOFF_FIRST
+                await serve(client)
+        except aiomqtt.MqttError as exc:
+            log.warning("event broker %s:%s: %s; trying again in %.1f s", config.host,
+                        config.port, exc, delay)
+        except Exception:
+            log.exception("%s failed; trying again in %.1f s", what, delay)
+        finally:
+            dropped()
+        await asyncio.sleep(delay * random.uniform(0.8, 1.2))
+        delay = min(delay * 2, BACKOFF_MAX)
