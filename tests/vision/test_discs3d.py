@@ -1,0 +1,36 @@
+"""Morris and draughts discs in the physically rendered set (tests/vision/data3d): the cues
+that hold where the disc's step from its bare cell shrinks (vision.pieces.DiscReader)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tavola.vision.classify import Recogniser, as_seen
+from tavola.vision.source import read_image
+
+DATA = Path(__file__).parent / "data3d"
+
+
+def _read(name: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(truth as the camera should see it, reading) of one committed frame."""
+    meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+    image = read_image(DATA / f"{name}.jpg")
+    reading = Recogniser(meta["game"], fov=float(meta["fov"])).read(image)
+    return as_seen(meta["game"], meta["cells"]), dict(reading.cells)
+
+
+def test_white_men_on_a_glare_paled_morris_board_are_seen_by_their_grey() -> None:
+    # A point light pales the middle of morris-030's light board to nearly the men's
+    # white; the board keeps its yellow there, the men are grey.
+    truth, read = _read("morris-030")
+    for cell in ("b2", "d2", "e3", "e4"):
+        assert read[cell] == truth[cell] == "W", cell
+
+
+def test_a_glossy_black_man_is_black_however_it_mirrors() -> None:
+    # morris-016 f4 mirrors the lamp: lighter than a black man, but not white; morris-027
+    # a7 stands on a blown-out spot, its middle tinted but far darker than the board.
+    for name, cell in (("morris-016", "f4"), ("morris-027", "a7")):
+        truth, read = _read(name)
+        assert read[cell] == truth[cell] == "B", (name, cell)
