@@ -289,9 +289,12 @@ class DiscReader(Reader):
         """Each cell's disc colour on one plane: the prototypes, then the cues."""
         tokens, confidence = self.prototypes.classify(self.features(blocks))
         middle, bare = _median(blocks, self._rim), _median(blocks, self._bare)
-        chroma_mid = np.hypot(middle[:, 1], middle[:, 2])
+        # How much of the cell's own colour the middle keeps: its colour along the bare
+        # cell's hue (a veil or a shadow shrinks the wood's colour but keeps its hue; a
+        # grey man, or a black one mirroring a bluish room, has none of it).
         chroma_bare = np.hypot(bare[:, 1], bare[:, 2])
-        share = (chroma_mid + 1) / (chroma_bare + 1)
+        along = (middle[:, 1:] * bare[:, 1:]).sum(axis=1) / np.maximum(chroma_bare, 1e-6)
+        share = (np.maximum(along, 0) + 1) / (chroma_bare + 1)
         grey = np.where(chroma_bare >= self.WOOD_CHROMA, (self.GREY - share) / 0.2, -1.0)
         white = np.minimum(middle[:, 0] - self.WHITE, middle[:, 0] - bare[:, 0] - self.WHITE_STEP)
         for i, token in enumerate(tokens):

@@ -34,3 +34,13 @@ def test_a_glossy_black_man_is_black_however_it_mirrors() -> None:
     for name, cell in (("morris-016", "f4"), ("morris-027", "a7")):
         truth, read = _read(name)
         assert read[cell] == truth[cell] == "B", (name, cell)
+
+
+def test_black_men_mirroring_a_bluish_room_on_dark_squares_are_seen() -> None:
+    # Glossy black tops mirror the room: lighter than their warm dark squares or barely
+    # darker, and bluish; the wood's hue is gone from them all the same.
+    for name, cells in (("draughts-004", ("e5", "h4")), ("draughts-006", ("b8",)),
+                        ("draughts-014", ("h8",)), ("draughts-030", ("d4",))):
+        truth, read = _read(name)
+        for cell in cells:
+            assert read[cell] == truth[cell] == "B", (name, cell)
