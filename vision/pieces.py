@@ -225,8 +225,13 @@ class DiscReader(Reader):
     """Morris and draughts: light and dark discs (a draughts king reads as its colour).
 
     The disc's middle is compared with the cell's own bare corners (the prototypes), and
-    three cues hold where that step shrinks: under a veil of reflected light on the
+    these cues hold where that step shrinks: under a veil of reflected light on the
     varnish, on a blown-out spot, or with glossy tops mirroring the room.
+
+    - a lamp's reflection on the varnish is a blob as white as a white man; where its
+      edge crosses a cell's middle, part of the middle is blown out and part is far
+      darker. A man's top is not cut so (a glossy black one mirrors the room in a
+      gradient, but not up to the blown-out white), so such a middle holds no man;
 
     - men are grey or white while the board is coloured wood, so a man takes most of its
       cell's colour away (a black man mirroring a light ceiling still does);
@@ -249,6 +254,8 @@ class DiscReader(Reader):
     NOT_WHITE = 87.0  # a disc read white but darker than this (a white man in a shadow
     LIGHTER = 5.0  # may be) and not this much lighter than its cell is black
     DARK_STEP: ClassVar[float] = 99.0  # a middle this much darker than its bare cell is black
+    BLOWN = 90.0  # a sector of the middle this light (white-balanced) is blown out ...
+    CUT = 15.0  # ... and when another is this much darker, a reflection's edge crosses it
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -257,6 +264,7 @@ class DiscReader(Reader):
         b = self.blocks
         self._rim = b.ring(0.0, 0.3)
         self._bare = b.ring(0.58, 0.8) & b.corners(0.3)
+        self._sectors = b.sectors(0.05, 0.25, 8)
         self.kings = self.game == "draughts"
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
@@ -297,7 +305,13 @@ class DiscReader(Reader):
         share = (np.maximum(along, 0) + 1) / (chroma_bare + 1)
         grey = np.where(chroma_bare >= self.WOOD_CHROMA, (self.GREY - share) / 0.2, -1.0)
         white = np.minimum(middle[:, 0] - self.WHITE, middle[:, 0] - bare[:, 0] - self.WHITE_STEP)
+        sectors = np.stack([np.median(blocks[:, m, 0], axis=1) for m in self._sectors], axis=1)
+        cut = np.minimum(sectors.max(axis=1) - self.BLOWN,
+                         sectors.max(axis=1) - sectors.min(axis=1) - self.CUT)
         for i, token in enumerate(tokens):
+            if cut[i] > 0:
+                tokens[i], confidence[i] = "", float(np.clip(cut[i] / 5, 0, 1))
+                continue
             dimmer = min(self.NOT_WHITE - middle[i, 0], bare[i, 0] + self.LIGHTER - middle[i, 0])
             if token == "W" and dimmer > 0:
                 tokens[i] = "B"
@@ -332,9 +346,9 @@ class MorrisReader(DiscReader):
     game = "morris"
     DEFAULT: ClassVar[dict[str, tuple[float, float, float]]] = {
         "": (-1.5, -0.8, -1.3), "W": (27.0, -7.3, -15.0), "B": (-48.0, -4.3, -25.5)}
-    # The light board pales to a glare's white in places; only a clearly yellow cell
-    # shows the chroma cue.
-    WOOD_CHROMA = 12.0
+    # The light board pales to a glare's white in places: the middle of a lamp's blob on
+    # a point is white and its corners keep some yellow (up to 8), as a white man's do.
+    WOOD_CHROMA = 9.0
     # The lines and the dot at a point darken an empty point's middle by 15 at most.
     DARK_STEP = 22.0
 

@@ -44,3 +44,17 @@ def test_black_men_mirroring_a_bluish_room_on_dark_squares_are_seen() -> None:
         truth, read = _read(name)
         for cell in cells:
             assert read[cell] == truth[cell] == "B", (name, cell)
+
+
+def test_the_edge_of_a_lamps_reflection_is_no_white_man() -> None:
+    # A lamp's reflection on the varnish: a blob as white as a man, whose edge crosses
+    # the middle of morris-011 e4 and draughts-017 c1 (part blown out, part wood).
+    for name, cell in (("morris-011", "e4"), ("draughts-017", "c1")):
+        truth, read = _read(name)
+        assert read[cell] == truth[cell] == "", (name, cell)
+
+
+def test_white_men_on_a_paled_morris_board_with_little_yellow_left() -> None:
+    for name, cell in (("morris-023", "g1"), ("morris-029", "a1")):
+        truth, read = _read(name)
+        assert read[cell] == truth[cell] == "W", (name, cell)
