@@ -250,7 +250,7 @@ class DiscReader(Reader):
     WOOD_CHROMA: ClassVar[float] = 5.0  # a bare cell at least this colourful shows the chroma cue
     GREY = 0.45  # a disc's middle with at most this share of its cell's chroma is a man
     WHITE = 86.0  # lightness (white-balanced: paper reads 92) a man above is white
-    WHITE_STEP = 15.0  # ... when also this much lighter than its cell
+    WHITE_STEP: ClassVar[float] = 15.0  # ... when also this much lighter than its cell
     NOT_WHITE = 87.0  # a disc read white but darker than this (a white man in a shadow
     LIGHTER = 5.0  # may be) and not this much lighter than its cell is black
     DARK_STEP: ClassVar[float] = 99.0  # a middle this much darker than its bare cell is black
@@ -359,6 +359,9 @@ class DraughtsReader(DiscReader):
     game = "draughts"
     DEFAULT: ClassVar[dict[str, tuple[float, float, float]]] = {
         "": (0.0, 1.6, 0.4), "W": (56.0, -12.6, -13.0), "B": (-18.0, -9.4, -23.0)}
+    # A dark square paled by a lamp's reflection reads as light as paper at most where
+    # its corners do; a white man on it is a little lighter still.
+    WHITE_STEP = 5.0
 
 
 # --------------------------------------------------------------------------- tessere

@@ -58,3 +58,12 @@ def test_white_men_on_a_paled_morris_board_with_little_yellow_left() -> None:
     for name, cell in (("morris-023", "g1"), ("morris-029", "a1")):
         truth, read = _read(name)
         assert read[cell] == truth[cell] == "W", (name, cell)
+
+
+def test_white_men_on_dark_squares_paled_by_a_reflection() -> None:
+    # A lamp's reflection pales the dark squares to nearly white and takes their colour;
+    # the white men on them are a little lighter still.
+    for name, cells in (("draughts-005", ("h6",)), ("draughts-026", ("d8", "f8"))):
+        truth, read = _read(name)
+        for cell in cells:
+            assert read[cell] == truth[cell] == "W", (name, cell)
