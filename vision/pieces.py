@@ -230,8 +230,8 @@ class DiscReader(Reader):
 
     - a lamp's reflection on the varnish is a blob as white as a white man; where its
       edge crosses a cell's middle, part of the middle is blown out and part is far
-      darker. A man's top is not cut so (a glossy black one mirrors the room in a
-      gradient, but not up to the blown-out white), so such a middle holds no man;
+      darker, the bare wood. A man's top is not cut so (a glossy top's highlight fades
+      into the man's own colour, not to the board's), so such a middle holds no man;
 
     - men are grey or white while the board is coloured wood, so a man takes most of its
       cell's colour away (a black man mirroring a light ceiling still does);
@@ -256,6 +256,7 @@ class DiscReader(Reader):
     DARK_STEP: ClassVar[float] = 99.0  # a middle this much darker than its bare cell is black
     BLOWN = 90.0  # a sector of the middle this light (white-balanced) is blown out ...
     CUT = 15.0  # ... and when another is this much darker, a reflection's edge crosses it
+    CUT_BARE = 5.0  # ... if that one is no lighter than this above the bare cell (wood)
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -287,14 +288,17 @@ class DiscReader(Reader):
         # at a tilt it is seen away from a man's. Read the colour on both planes and keep
         # the surer reading. The rank is not read: the game knows which men are kings, and
         # a misread crown must never become a mismatch (docs/vision.md, "Kings").
-        high, sure = self._colours(planes[1])
+        high, sure = self._colours(planes[1], fill=False)
         for i in range(len(tokens)):
             if high[i] and sure[i] > confidence[i]:
                 tokens[i], confidence[i] = high[i], sure[i]
         return tokens, confidence
 
-    def _colours(self, blocks: Float) -> tuple[list[str], npt.NDArray[np.float64]]:
-        """Each cell's disc colour on one plane: the prototypes, then the cues."""
+    def _colours(self, blocks: Float, fill: bool = True
+                 ) -> tuple[list[str], npt.NDArray[np.float64]]:
+        """Each cell's disc colour on one plane: the prototypes, then the cues. ``fill``:
+        also look for a man in the cells read as empty (the men's plane; on the kings'
+        plane the cues would find a man's shifted top as a cell of its own)."""
         tokens, confidence = self.prototypes.classify(self.features(blocks))
         middle, bare = _median(blocks, self._rim), _median(blocks, self._bare)
         # How much of the cell's own colour the middle keeps: its colour along the bare
@@ -306,8 +310,9 @@ class DiscReader(Reader):
         grey = np.where(chroma_bare >= self.WOOD_CHROMA, (self.GREY - share) / 0.2, -1.0)
         white = np.minimum(middle[:, 0] - self.WHITE, middle[:, 0] - bare[:, 0] - self.WHITE_STEP)
         sectors = np.stack([np.median(blocks[:, m, 0], axis=1) for m in self._sectors], axis=1)
-        cut = np.minimum(sectors.max(axis=1) - self.BLOWN,
-                         sectors.max(axis=1) - sectors.min(axis=1) - self.CUT)
+        top, low = sectors.max(axis=1), sectors.min(axis=1)
+        cut = np.minimum.reduce([top - self.BLOWN, top - low - self.CUT,
+                                 bare[:, 0] + self.CUT_BARE - low])
         for i, token in enumerate(tokens):
             if cut[i] > 0:
                 tokens[i], confidence[i] = "", float(np.clip(cut[i] / 5, 0, 1))
@@ -316,7 +321,7 @@ class DiscReader(Reader):
             if token == "W" and dimmer > 0:
                 tokens[i] = "B"
                 confidence[i] = min(float(confidence[i]), float(np.clip(dimmer / 5, 0, 1)))
-            if token:
+            if token or not fill:
                 continue
             step = bare[i, 0] - middle[i, 0]
             if step > self.DARK_STEP:  # darker than the board's own marks make a cell

@@ -6,7 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
+
 from tavola.vision.classify import Recogniser, as_seen
+from tavola.vision.pieces import MorrisReader
 from tavola.vision.source import read_image
 
 DATA = Path(__file__).parent / "data3d"
@@ -67,3 +71,37 @@ def test_white_men_on_dark_squares_paled_by_a_reflection() -> None:
         truth, read = _read(name)
         for cell in cells:
             assert read[cell] == truth[cell] == "W", (name, cell)
+
+
+def _board_with(men: dict[str, tuple[float, float]], blob: tuple[float, float, float] | None
+                ) -> tuple[MorrisReader, list[npt.NDArray[np.float32]]]:
+    """A white-balanced top-down morris area (BGR): yellow wood; white men at the
+    given cells, each lit from dark to light across its top (the grey levels of its left and of its
+    blown-out right);
+    and a blown-out lamp's blob (x, y, radius in cells) on the varnish."""
+    reader = MorrisReader()
+    px = reader.px
+    size = 7 * px
+    y, x = (np.mgrid[0:size, 0:size] + 0.5) / px
+    area = np.empty((size, size, 3), np.float32)
+    area[:] = (70.0, 140.0, 180.0)  # BGR: wood in a dim light (L 62)
+    for cell, (dark, light) in men.items():
+        f, r = reader.geometry.position(cell)
+        cx, cy = f + 0.5, 7 - r - 0.5
+        disc = np.hypot(x - cx, y - cy) < 0.39
+        level = dark + (light - dark) * np.clip((x - cx + 0.3) / 0.4, 0, 1)
+        area[disc] = level[disc][:, None]
+    if blob is not None:
+        bx, by, radius = blob
+        area[np.hypot(x - bx, y - by) < radius] = 255.0
+    return reader, [area]
+
+
+def test_a_highlight_across_a_white_mans_top_is_no_lamps_blob() -> None:
+    # A glossy white top lit from one side fades from blown-out white to the man's own
+    # grey; only a blob whose edge falls to the bare wood cuts a middle.
+    reader, tops = _board_with({"a1": (170.0, 255.0)}, blob=(3.5, 3.5, 1.0))
+    cells, _ = reader.read(tops)
+    assert cells["a1"] == "W"
+    assert cells["e4"] == "" and cells["c4"] == ""  # the blob's edge crosses their middles
+    assert cells["d1"] == ""
