@@ -166,6 +166,13 @@ def _shown(game: Game[Any], entry: HintEntry) -> ShownTurn | None:
                                           game.turn_notation(list(entry.moves))))
 
 
+def blunder_text(mover: str, loss: int, threw_win: bool, better: str) -> str:
+    """How the status names a blunder: 'White lost 1.5 men; better was a7 xb2' (``loss``
+    in hundredths of a man; ``better`` '' to keep the better turn private)."""
+    what = "threw away a won position" if threw_win else f"lost {loss / 100:.1f} men"
+    return f"{mover} {what}" + (f"; better was {better}" if better else "")
+
+
 def turn_before(game: Game[Any], player: int) -> tuple[Game[Any], tuple[Any, ...]]:
     """The position before ``player``'s last turn in ``game`` (a copy), and that turn."""
     probe = game.copy()
