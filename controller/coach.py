@@ -163,7 +163,7 @@ class Coach:
             help.review = Review(tuple(game.history),
                                  turn_cells(search.game, search.played).all, text)
             entry = HintEntry("review", mover, len(search.at), tuple(map(str, best.turn)),
-                              wall, now, 1, best.score)
+                              wall, now, 1, best.score, played=verdict.played)
             return Effects(journal=(entry,), log=(f"Blunder: {text}.",))
         if best is None:
             return Effects(log=("No other move to suggest.",))

@@ -412,3 +412,87 @@ def test_a_blunder_in_a_hidden_hand_game_does_not_name_the_better_card() -> None
     assert entry.kind == "review" and entry.moves == (str(better),)  # for the arbiter
     assert "lost 5.0" in s.status() and str(better) not in s.status()
     assert all(str(better) not in line for line in out.log)
+
+
+def resumed_from(s: Session, journaled: list[Any], **kw: Any) -> Session:
+    """A new session on the game ``s`` journaled (``journaled``: every entry written since
+    the start), as the daemon builds it after a restart: replayed, then its help put back."""
+    header = StartEntry.of(new_game(s.game.name), game_id="g", wall=0.0)
+    record = Record.of([header, *journaled])
+    resumed = session(replay(record).game, **kw)
+    resumed.resume_help(record.entries)
+    return resumed
+
+
+def played(s: Session, fx: Effects, journaled: list[Any]) -> Effects:
+    """Keep what ``fx`` journals (the daemon writes it) and commit it."""
+    journaled += fx.journal
+    s.commit()
+    return fx
+
+
+REVIEWING = HintSettings(nodes=400, seconds=None, feedback=True, threshold=50)
+
+
+def test_a_blunder_still_flashes_after_a_restart_until_the_next_move() -> None:
+    game = mill_threat()
+    s = session(game.copy(), hinting=REVIEWING)
+    journaled: list[Any] = [ActionEntry(str(m), i % 2, i + 1, 0.0, 0.0)
+                            for i, m in enumerate(game.history)]
+    s.start(0.0, 0.0)
+    played(s, see(s, reading(s.game, g7="#"), 1.0), journaled)  # the blunder
+    before = s.status()
+    resumed = resumed_from(s, journaled, hinting=REVIEWING)
+    resumed.start(5.0, 5.0)
+    assert "blunder: White lost" in resumed.status() and "better was a7 xb2" in resumed.status()
+    assert before.split(", blunder: ")[1] == resumed.status().split(", blunder: ")[1]
+    led = MORRIS.led_of("g7")
+    assert [resumed.frame(t)[led] for t in (0.0, 0.2, 0.35, 0.6)] == [GREEN, OFF, GREEN, OFF]
+    played(resumed, see(resumed, reading(resumed.game, b6="#"), 6.0), journaled)  # Black
+    assert "blunder" not in resumed.status()
+    again = resumed_from(resumed, journaled, hinting=REVIEWING)
+    again.start(9.0, 9.0)
+    assert "blunder" not in again.status()
+    assert len({again.frame(t)[led] for t in (0.0, 0.2, 0.35, 0.6)}) == 1  # no blinking
+
+
+def test_the_computers_move_is_shown_again_after_a_restart_until_it_is_made() -> None:
+    game = mill_threat()
+    computer = ComputerPlayer(side=0, level="strongest", nodes=400)
+    s = session(game.copy(), computer=computer)
+    journaled: list[Any] = [ActionEntry(str(m), i % 2, i + 1, 0.0, 0.0)
+                            for i, m in enumerate(game.history)]
+    played(s, answered(s, s.start(0.0, 0.0), 0.0), journaled)
+    resumed = resumed_from(s, journaled, computer=computer)
+    assert resumed.start(2.0, 2.0).searches == ()  # known: not asked again
+    assert lit(resumed, BLUE) == {"a7"} and lit(resumed, RED) == {"b2"}
+    assert "the computer plays a7 xb2" in resumed.status()
+    played(resumed, see(resumed, reading(resumed.game, a7="#"), 3.0), journaled)  # the mill
+    midway = resumed_from(resumed, journaled, computer=computer)
+    assert midway.start(6.0, 6.0).searches == ()
+    assert lit(midway, RED) == {"b2"} and lit(midway, BLUE) == set()
+    fx = see(midway, reading(midway.game, c4="#"), 7.0)  # not the removal shown
+    assert not any(isinstance(e, ActionEntry) for e in fx.journal)
+    played(midway, see(midway, reading(midway.game), 9.0), journaled)  # put back
+    played(midway, see(midway, reading(midway.game, b2=""), 11.0), journaled)
+    assert [str(m) for m in midway.game.history[-2:]] == ["a7", "xb2"]
+    done = resumed_from(midway, journaled, computer=computer)
+    assert lit(done, RED) == set() and lit(done, BLUE) == set()
+
+
+def test_a_review_journaled_before_the_played_score_was_kept_is_not_shown_again() -> None:
+    game = mill_threat()
+    s = session(game.copy(), hinting=REVIEWING)
+    journaled: list[Any] = [ActionEntry(str(m), i % 2, i + 1, 0.0, 0.0)
+                            for i, m in enumerate(game.history)]
+    s.start(0.0, 0.0)
+    played(s, see(s, reading(s.game, g7="#"), 1.0), journaled)
+    review = journaled[-1]
+    assert isinstance(review, HintEntry) and review.kind == "review"
+    line = review.to_json()
+    assert HintEntry.from_json(line) == review  # the played score round-trips
+    del line["played"]  # a record of an older version
+    journaled[-1] = HintEntry.from_json(line)
+    resumed = resumed_from(s, journaled, hinting=REVIEWING)
+    resumed.start(5.0, 5.0)
+    assert "blunder" not in resumed.status() and resumed.scene(5.0).blunder == frozenset()
