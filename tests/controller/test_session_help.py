@@ -8,12 +8,12 @@ from typing import Any
 from tavola import ai
 from tavola.ai import ScoredTurn
 from tavola.feedback import BLUE, CYAN, GREEN, OFF, RED
-from tavola.games import Game, legal_turns, new_game
+from tavola.games import GAMES, Game, legal_turns, new_game
 from tavola.hardware.layout import Layout
 from tavola.hints import Answer, ComputerPlayer, HintSettings, answer, turn_cells
 from tavola.record import ActionEntry, HintEntry, Record, StartEntry, replay
 from tavola.session import Effects, Session, StartupError
-from tests.positions import morris_moving_phase
+from tests.positions import morris_moving_phase, random_position
 
 MORRIS = Layout.for_game("morris")
 FAST = HintSettings(nodes=400, seconds=None)
@@ -496,3 +496,45 @@ def test_a_review_journaled_before_the_played_score_was_kept_is_not_shown_again(
     resumed = resumed_from(s, journaled, hinting=REVIEWING)
     resumed.start(5.0, 5.0)
     assert "blunder" not in resumed.status() and resumed.scene(5.0).blunder == frozenset()
+
+
+def test_every_hint_is_legal_in_random_positions_of_every_game() -> None:
+    for name in GAMES:
+        layout = Layout.for_game(name)
+        for seed in range(8):
+            game = random_position(name, seed, 3 + 5 * seed)
+            s = Session(game.copy(), layout, "identity", cells=layout.cells, settle=0.25,
+                        grace=1.5, hinting=HintSettings(nodes=150, seconds=None, per_turn=2),
+                        seat_pages=True)
+            s.start(0.0, 0.0)
+            for rank in (1, 2):
+                fx = answered(s, s.command("hint", 1.0, 1.0), 1.0)
+                entry, = hints_of(fx)
+                assert (entry.rank, entry.ply) == (rank, len(game.history)), (name, seed)
+                work = game.copy()
+                for text in entry.moves:
+                    work.apply(work.parse_move(text))  # raises if the hint is not legal
+                if game.hidden_information:  # on the seat page of the player to move only
+                    assert s.seat_hint(game.current_player) is not None
+                else:
+                    assert f"hint: {s.help.hint.text if s.help.hint else '?'}" in s.status()
+
+
+def test_the_gesture_and_the_hint_cell_ask_nothing_under_the_arbiter_unless_allowed() -> None:
+    board = reading(mill_threat())
+    gesture = ((1.0, reading(mill_threat(), a1="")), (1.2, board),
+               (1.4, reading(mill_threat(), a1="")), (1.6, board))
+    s = session(mill_threat(), policy="arbiter")
+    s.start(0.0, 0.0)
+    assert not any(s.on_snapshot(cells, t, t).searches for t, cells in gesture)
+    s.allow_hints(True, 2.0)
+    assert [bool(s.on_snapshot(cells, t + 2, t + 2).searches)
+            for t, cells in gesture] == [False, False, False, True]
+    cell = Session(mill_threat(), _WithHintCell(), "occupancy", cells=MORRIS.cells,
+                   settle=0.25, grace=1.5, policy="arbiter",
+                   hinting=HintSettings(nodes=300, seconds=None, cell="z9"))
+    cell.start(0.0, 0.0)
+    assert not cell.on_snapshot({**board, "z9": "#"}, 1.0, 1.0).searches
+    cell.on_snapshot(board, 1.5, 1.5)
+    cell.allow_hints(True, 2.0)
+    assert cell.on_snapshot({**board, "z9": "#"}, 2.5, 2.5).searches
