@@ -1,10 +1,10 @@
 """The computer opponent on the board: ``[game] opponent = "ai"``.
 
-When its side is to move, the :class:`Opponent` asks the engine for its turn (a
+When its side is to move, the :class:`ComputerOpponent` asks the engine for its turn (a
 :class:`~tavola.hints.Search` the daemon runs off its loop), puts it on display (its origin
 blinking cyan, its targets blue, its removals red: :class:`~tavola.board_help.BoardHelp`)
 and journals it (a ``computer`` :class:`~tavola.record.HintEntry`). A player makes it on the
-board, and the reading must be exactly that turn (:meth:`Opponent.judge`): any other move
+board, and the reading must be exactly that turn (:meth:`ComputerOpponent.judge`): any other move
 is shown wrong and not taken, and a move typed for it at the console must be that turn too.
 If the engine fails in a position, a player makes a legal move for the computer there.
 
@@ -26,7 +26,7 @@ from tavola.inference import Accepted, Ambiguous, Amended, Result
 from tavola.record import HintEntry
 
 
-class Opponent:
+class ComputerOpponent:
     """The engine playing one side of the game, its turns made on the board by a player."""
 
     def __init__(self, player: ComputerPlayer, *, seconds: float | None) -> None:

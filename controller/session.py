@@ -26,7 +26,7 @@ Referee policies (``[game] policy``):
 
 The engine's help is asked for here and decided elsewhere: hints and the review of turns
 by :class:`tavola.coach.Coach`, the computer opponent (``[game] opponent = "ai"``) by
-:class:`tavola.opponent.Opponent`, what the help shows (LEDs, status, after a restart) by
+:class:`tavola.opponent.ComputerOpponent`, what the help shows (LEDs, status, after a restart) by
 :class:`tavola.board_help.BoardHelp`. An input that needs the engine returns a
 :class:`~tavola.hints.Search` in :attr:`Effects.searches`; the daemon runs it off its loop
 and hands the answer to :meth:`Session.on_answer`. ``hints = false`` turns both the white
@@ -68,7 +68,7 @@ from tavola.inference import (
     Result,
     Takeback,
 )
-from tavola.opponent import Opponent
+from tavola.opponent import ComputerOpponent
 from tavola.record import (
     ActionEntry,
     AmendEntry,
@@ -200,7 +200,7 @@ class Session:
         self._staged: _Staged | None = None
         self.help = BoardHelp()  # what the coach and the opponent show; rolled back
         self.coach = Coach(self.hinting, policy=policy, hints=hints, seat_pages=seat_pages)
-        self.opponent = None if computer is None else Opponent(
+        self.opponent = None if computer is None else ComputerOpponent(
             computer, seconds=self.hinting.seconds)
         self._refused: frozenset[str] = frozenset()  # a move not the computer's, on the board
         self._now = 0.0  # the latest time seen, for the clocks in the status
