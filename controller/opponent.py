@@ -4,8 +4,9 @@ When its side is to move, the :class:`ComputerOpponent` asks the engine for its 
 :class:`~tavola.hints.Search` the daemon runs off its loop), puts it on display (its origin
 blinking cyan, its targets blue, its removals red: :class:`~tavola.board_help.BoardHelp`)
 and journals it (a ``computer`` :class:`~tavola.record.HintEntry`). A player makes it on the
-board, and the reading must be exactly that turn (:meth:`ComputerOpponent.judge`): any other move
-is shown wrong and not taken, and a move typed for it at the console must be that turn too.
+board, and the reading must be exactly that turn (:meth:`ComputerOpponent.judge`): any
+other move is shown wrong and not taken, and a move typed for it at the console must be
+that turn too.
 If the engine fails in a position, a player makes a legal move for the computer there.
 
 Pure: the game, the help on display (which the session owns and rolls back) and the time

@@ -26,8 +26,8 @@ Referee policies (``[game] policy``):
 
 The engine's help is asked for here and decided elsewhere: hints and the review of turns
 by :class:`tavola.coach.Coach`, the computer opponent (``[game] opponent = "ai"``) by
-:class:`tavola.opponent.ComputerOpponent`, what the help shows (LEDs, status, after a restart) by
-:class:`tavola.board_help.BoardHelp`. An input that needs the engine returns a
+:class:`tavola.opponent.ComputerOpponent`, what the help shows (LEDs, status, after a
+restart) by :class:`tavola.board_help.BoardHelp`. An input that needs the engine returns a
 :class:`~tavola.hints.Search` in :attr:`Effects.searches`; the daemon runs it off its loop
 and hands the answer to :meth:`Session.on_answer`. ``hints = false`` turns both the white
 targets and ``hint`` off (docs/config.md).
