@@ -165,7 +165,6 @@ class Session:
             raise StartupError(
                 f"game.opponent_side = {computer.side}: {game.name} has players 0 to "
                 f"{game.num_players - 1} ({', '.join(game.player_names)}); choose one of them")
-        self.computer = computer
         if self.hinting.cell and (self.hinting.cell not in getattr(layout, "sensed", ())
                                   or self.hinting.cell in game.view()):
             raise StartupError(
