@@ -599,8 +599,8 @@ class Session:
         return fx + self._show(now, force=True) + Effects(status=self.status())
 
     def resume_help(self, entries: Iterable[Entry]) -> None:
-        """After a restart: show again the hints and the computer's turn the journal holds
-        for the position in play, and the referee's word on hints."""
+        """After a restart: show again the hints, the computer's turn and the blunder the
+        journal holds for the position in play, and the referee's word on hints."""
         allowed = self.help.restore(self.game, entries)
         if allowed is not None:
             self.coach.referee_allows = allowed
