@@ -146,3 +146,32 @@ def test_hints_and_blunders_are_in_the_export(tmp_path: Path,
     text = capsys.readouterr().out
     assert "{White asked, hint 1: a7 xb2}" in text
     assert "{White: blunder, better a7 xb2}" in text
+
+
+def test_under_the_arbiter_hints_wait_for_the_referee_across_a_restart(tmp_path: Path) -> None:
+    arbiter = {"game.policy": "arbiter"}
+
+    async def allow(d: Daemon) -> None:
+        d.console_line("hint")
+        assert "unless the referee allows them" in d._log_tail[-1]
+        assert d.session.help.hint is None
+        d.console_line("hints on")
+
+    run(daemon_for(tmp_path, **arbiter), allow)
+
+    async def ask(d: Daemon) -> None:
+        assert d.session.hints_allowed  # the referee's word, from the journal
+        d.console_line("hint")
+        await until(lambda: d.session.help.hint is not None)
+        d.console_line("hints off")
+        assert not blue(d)
+        d.console_line("hint")
+        assert "unless the referee allows them" in d._log_tail[-1]
+
+    run(daemon_for(tmp_path, **arbiter), ask)
+
+    async def configured(d: Daemon) -> None:
+        d.console_line("hint")
+        await until(lambda: d.session.help.hint is not None)
+
+    run(daemon_for(tmp_path / "allowed", **arbiter, **{"hints.arbiter": "true"}), configured)
