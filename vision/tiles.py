@@ -55,6 +55,8 @@ class QuinqueReader(Reader):
     LIKE_CHROMA = 10.0  # a pixel of a backpack's hue and this chroma ...
     SHARE = 0.4  # ... covers more than this share of the middle under a backpack
     PRINTED = 4.5  # lightness spread (L) over a lattice square under which it is no tile
+    WHITE = 90.0  # lightness of a tile's face blown out by a lamp's reflection
+    EDGE_REACH = 0.4  # units the tiles' edges may move the phase found from coverage
     CLEAR = 0.8  # lattice clarity below which the cluster has moved: find the lattice again
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
@@ -87,11 +89,12 @@ class QuinqueReader(Reader):
         integral = np.pad(tile.astype(np.float64), ((1, 0), (1, 0))).cumsum(0).cumsum(1)
         moved = self.phase is None or self._clarity(integral, self.phase) < self.CLEAR
         if moved:  # the first frame, or the cluster was pushed as a whole: search afresh
-            self.phase = self._phase(integral)
+            self.phase = self._edges(image[:, :, 0], tile, self._phase(integral))
         assert self.phase is not None
         tiles = self._tiles(integral, self.phase)
         texture = {t: self._texture(image, t) for t in tiles}
         tiles = {t: cover for t, cover in tiles.items() if texture[t] >= self.PRINTED}
+        tiles |= {t: 0.5 for t in self._washed(image, tile, tiles)}  # read, but doubted
         if not tiles:
             return {}, {}
         seen = self._skydivers(image, list(tiles))
@@ -101,7 +104,7 @@ class QuinqueReader(Reader):
         confidence: Confidence = {}
         for (i, j), cover in tiles.items():
             sure = float(np.clip(min(abs(cover - 0.5) / 0.25,
-                                     (texture[(i, j)] - self.PRINTED) / 3), 0, 1))
+                                     (texture.get((i, j), 0.0) - self.PRINTED) / 3), 0, 1))
             for (a, b), (token, p) in seen[(i, j)].items():
                 name = self._name(i, j, a, b)
                 cells[name] = token
@@ -130,6 +133,35 @@ class QuinqueReader(Reader):
         mask &= cv2.dilate(prints, disc).astype(bool)
         return mask
 
+    def _washed(self, image: Float, tile: npt.NDArray[np.bool_],
+                tiles: Mapping[tuple[int, int], float]) -> list[tuple[int, int]]:
+        """Lattice squares next to the tiles found that hold a tile blown out by a lamp's
+        reflection: few prints show, but the square is white (or tile) to its edges and
+        the mat around it is not (a reflection on the mat alone is round, or spills over)."""
+        n = self.px
+        white = (image[:, :, 0] > self.WHITE) & (np.hypot(image[:, :, 1], image[:, :, 2]) < 8)
+        size = white.shape[0]
+        out = []
+        for i, j in {(i + di, j + dj) for i, j in tiles
+                     for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1))} - set(tiles):
+            x0, y0 = self._square(i, j)
+            c0, r0 = round(x0 * n), round(y0 * n)
+            c1, r1 = c0 + 2 * n, r0 + 2 * n
+            if c0 < 0 or r0 < 0 or c1 > size or r1 > size:
+                continue
+            inner = (white | tile)[r0 + 2:r1 - 2, c0 + 2:c1 - 2].mean()
+            m = round(0.3 * n)
+            rings = []
+            for di, dj, band in ((-1, 0, white[r0:r1, max(c0 - m, 0):c0]),
+                                 (1, 0, white[r0:r1, c1:c1 + m]),
+                                 (0, -1, white[max(r0 - m, 0):r0, c0:c1]),
+                                 (0, 1, white[r1:r1 + m, c0:c1])):
+                if (i + di, j + dj) not in tiles and band.size:
+                    rings.append(float(band.mean()))
+            if inner > 0.85 and rings and max(rings) < 0.3:
+                out.append((i, j))
+        return out
+
     def _texture(self, image: Float, index: tuple[int, int]) -> float:
         """The spread of lightness over a lattice square (the part inside the area): a
         tile's face carries its skydivers' prints; a lamp's reflection on the mat or its
@@ -156,6 +188,35 @@ class QuinqueReader(Reader):
                     if score > best_score:
                         best, best_score = (float(ox), float(oy)), score
         return best
+
+    def _edges(self, lightness: Float, tile: npt.NDArray[np.bool_], phase: Lattice) -> Lattice:
+        """``phase`` moved to where the tiles' edges are: the tiles' faces are lighter than
+        the gaps, shadows and mat around them, so the lightness steps up entering a tile
+        and down leaving it, every 2 units. The coverage of the tile mask alone is pulled
+        by what borders the faces (a tile's side seen at a tilt, its shadow)."""
+        n = self.px
+        period = 2 * n
+        near = cv2.dilate(tile.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(bool)
+        out = []
+        for axis, start in ((1, phase[0]), (0, phase[1])):
+            step = np.zeros_like(lightness)
+            if axis == 1:
+                step[:, 1:-1] = lightness[:, 2:] - lightness[:, :-2]
+            else:
+                step[1:-1] = lightness[2:] - lightness[:-2]
+            profile = np.where(near, step, 0).sum(axis=1 - axis)
+            folded = np.zeros((2, period))
+            index = np.arange(len(profile)) % period
+            np.add.at(folded[0], index, np.maximum(profile, 0))  # stepping up: entering
+            np.add.at(folded[1], index, np.maximum(-profile, 0))  # stepping down: leaving
+            # An edge between pixels b-1 and b: up at b-1 and b, down at b-2 and b-1 (the
+            # tile before ends 0.06 units short of the line).
+            score = (folded[0] + np.roll(folded[0], 1) + np.roll(folded[1], 1)
+                     + np.roll(folded[1], 2))
+            best = int(np.argmax(score))
+            moved = (best / n - start + 1) % 2 - 1
+            out.append(float((start + moved) % 2) if abs(moved) <= self.EDGE_REACH else start)
+        return out[0], out[1]
 
     def _clarity(self, integral: npt.NDArray[np.float64], phase: Lattice) -> float:
         """How clearly the lattice squares of ``phase`` are full or empty: 1 when every
@@ -221,8 +282,9 @@ class QuinqueReader(Reader):
                         continue
                     places.append((index, (a, b)))
                     middles.append(image[r0:r0 + n, c0:c0 + n][self._core])
-        for (index, ab), middle in zip(places, middles, strict=True):
-            out[index][ab] = self._backpack(middle)
+        readings = [self._backpack(m) for m in middles]
+        for (index, ab), reading in zip(places, readings, strict=True):
+            out[index][ab] = reading
         return out
 
     def _backpack(self, middle: Float) -> tuple[str, float]:

@@ -27,7 +27,7 @@ DATA = Path(__file__).parent / "data3d"
 GAMES = ["morris", "draughts", "quixo", "tessere", "sequence-kids", "quinque"]
 # Per-cell floors (fraction of cells read right over the frames without a hand).
 FLOORS = {"morris": 0.97, "draughts": 0.95, "quixo": 0.98, "tessere": 0.975,
-          "sequence-kids": 0.975, "quinque": 0.88}
+          "sequence-kids": 0.975, "quinque": 0.92}
 # Frames without a hand where the board is not found: quinque-008 (its 0.8-skydiver markers,
 # BOARD.md wants them sized in tiles: docs/vision.md, "Known limits"), draughts-028 (the
 # camera so close that two markers are cut by the frame's edge).
@@ -106,20 +106,43 @@ def test_quinque_small_backpacks_are_seen_and_a_lamps_reflection_is_no_tile() ->
         image = read_image(DATA / f"{name}.jpg")
         reading = Recogniser("quinque", fov=float(meta["fov"])).read(image)
         read = aligned(meta["cells"], reading.cells)
-        assert set(read) <= set(meta["cells"]), name  # no phantom tile
+        assert set(read) == set(meta["cells"]), name  # no phantom tile, none missed
         for cell in cells:
             assert read[cell] == meta["cells"][cell] == "R", cell
 
 
+def test_quinque_tiles_blown_out_by_a_reflection_are_tiles_but_doubted() -> None:
+    # In quinque-013, 025, 026 and 031 a lamp's reflection whitens a tile (whole or in
+    # part) so that few prints show: a white square next to the cluster, edge to edge with
+    # it, the mat around it not white. Its skydivers are read but doubted.
+    for name in ("quinque-013", "quinque-025", "quinque-026", "quinque-031"):
+        meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+        image = read_image(DATA / f"{name}.jpg")
+        reading = Recogniser("quinque", fov=float(meta["fov"])).read(image)
+        assert set(aligned(meta["cells"], reading.cells)) == set(meta["cells"]), name
+        assert len(reading.uncertain) >= 4, name
+
+
+def test_quinque_lattice_follows_the_tiles_edges_at_a_tilt() -> None:
+    # quinque-029, tilted 24 degrees: the tiles' sides and shadows border their faces,
+    # and the coverage alone put the lattice a fifth of a unit off, beside the backpacks.
+    meta = json.loads((DATA / "quinque-029.json").read_text(encoding="utf-8"))
+    reading = Recogniser("quinque", fov=float(meta["fov"])).read(
+        read_image(DATA / "quinque-029.jpg"))
+    assert aligned(meta["cells"], reading.cells) == meta["cells"]
+
+
 def test_quinque_orange_backpacks_turned_yellow_are_orange() -> None:
     # quinque-021 and 025: a bright orange whose red channel clips reads yellow (hue 80
-    # to 100 degrees), where an olive suit's thin lines lie too, paler.
+    # to 100 degrees), where an olive suit's thin lines lie too, paler. (Not counted: the
+    # skydivers of 025's tile blown out by a reflection, read but doubted.)
     for name in ("quinque-021", "quinque-025"):
         meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
         image = read_image(DATA / f"{name}.jpg")
         reading = Recogniser("quinque", fov=float(meta["fov"])).read(image)
         read = aligned(meta["cells"], reading.cells)
-        oranges = [c for c, t in meta["cells"].items() if t == "O" and c in read]
+        doubted = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
+        oranges = [c for c, t in meta["cells"].items() if t == "O" and c not in doubted]
         assert len(oranges) >= 9, name
         assert sum(read[c] == "O" for c in oranges) >= len(oranges) - 1, name
 
