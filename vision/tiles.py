@@ -140,6 +140,7 @@ class QuinqueReader(Reader):
         the mat around it is not (a reflection on the mat alone is round, or spills over)."""
         n = self.px
         white = (image[:, :, 0] > self.WHITE) & (np.hypot(image[:, :, 1], image[:, :, 2]) < 8)
+        face = white | tile
         size = white.shape[0]
         out = []
         for i, j in {(i + di, j + dj) for i, j in tiles
@@ -149,7 +150,7 @@ class QuinqueReader(Reader):
             c1, r1 = c0 + 2 * n, r0 + 2 * n
             if c0 < 0 or r0 < 0 or c1 > size or r1 > size:
                 continue
-            inner = (white | tile)[r0 + 2:r1 - 2, c0 + 2:c1 - 2].mean()
+            inner = face[r0 + 2:r1 - 2, c0 + 2:c1 - 2].mean()
             m = round(0.3 * n)
             rings = []
             for di, dj, band in ((-1, 0, white[r0:r1, max(c0 - m, 0):c0]),
@@ -266,7 +267,7 @@ class QuinqueReader(Reader):
     def _skydivers(self, image: Float, tiles: Sequence[tuple[int, int]]) -> dict[
             tuple[int, int], dict[tuple[int, int], tuple[str, float]]]:
         """Per tile, (i, j) within it (i right, j up) -> (token, confidence), from the
-        colour of each skydiver's middle (:meth:`_backpack`)."""
+        colour of each skydiver's middle (:meth:`_backpacks`)."""
         n = self.px
         out: dict[tuple[int, int], dict[tuple[int, int], tuple[str, float]]] = {}
         places: list[tuple[tuple[int, int], tuple[int, int]]] = []
@@ -282,13 +283,15 @@ class QuinqueReader(Reader):
                         continue
                     places.append((index, (a, b)))
                     middles.append(image[r0:r0 + n, c0:c0 + n][self._core])
-        readings = [self._backpack(m) for m in middles]
-        for (index, ab), reading in zip(places, readings, strict=True):
+        if not middles:
+            return out
+        for (index, ab), reading in zip(places, self._backpacks(np.stack(middles)), strict=True):
             out[index][ab] = reading
         return out
 
-    def _backpack(self, middle: Float) -> tuple[str, float]:
-        """(token, confidence) of one skydiver from the Lab pixels of its middle.
+    def _backpacks(self, middles: Float) -> list[tuple[str, float]]:
+        """(token, confidence) of each skydiver from the Lab pixels of its middle
+        (skydivers, pixels, 3).
 
         A backpack covers the middle whole with one colour; a free skydiver shows its
         grey recess there, and at most a little of its suit (thin lines). So: the median
@@ -298,24 +301,27 @@ class QuinqueReader(Reader):
         to 100 degrees), where an olive suit lies too: so the yellower an orange, the more
         chroma it needs (an olive suit's thin lines, mixed with the tile's white, stay pale).
         """
-        chroma = np.hypot(middle[:, 1], middle[:, 2])
-        hue = np.degrees(np.arctan2(middle[:, 2], middle[:, 1]))
-        low, high = self.RED_HUE[0], self.ORANGE_HUE
-        share = float(((chroma > self.LIKE_CHROMA) & (hue > low) & (hue < high)).mean())
-        m = np.median(middle, axis=0)
-        c = float(np.hypot(m[1], m[2]))
-        h = float(np.degrees(np.arctan2(m[2], m[1])))
-        need = (self.MIN_CHROMA if h < self.split else self.ORANGE_CHROMA) + (
-            self.YELLOW_CHROMA * max(0.0, h - self.YELLOW_FROM))
-        split = self.split
-        if low < h < high and c > need and share > self.SHARE:
-            token = "R" if h < split else "O"
-            edge = min(h - low, abs(h - split), high - h)
-            sure = min((c - need) / 6, edge / 8, (share - self.SHARE) / 0.2)
-            return token, float(np.clip(sure, 0, 1))
-        if not low < h < high:
-            return ".", 1.0
-        return ".", float(np.clip(max((need - c) / 6, (self.SHARE - share) / 0.2), 0, 1))
+        low, high, split = self.RED_HUE[0], self.ORANGE_HUE, self.split
+        chroma = np.hypot(middles[..., 1], middles[..., 2])
+        hue = np.degrees(np.arctan2(middles[..., 2], middles[..., 1]))
+        shares = ((chroma > self.LIKE_CHROMA) & (hue > low) & (hue < high)).mean(axis=1)
+        medians = np.median(middles, axis=1)
+        out = []
+        for m, share in zip(medians.tolist(), shares.tolist(), strict=True):
+            c = float(np.hypot(m[1], m[2]))
+            h = float(np.degrees(np.arctan2(m[2], m[1])))
+            need = (self.MIN_CHROMA if h < split else self.ORANGE_CHROMA) + (
+                self.YELLOW_CHROMA * max(0.0, h - self.YELLOW_FROM))
+            if not low < h < high:
+                out.append((".", 1.0))
+            elif c > need and share > self.SHARE:
+                edge = min(h - low, abs(h - split), high - h)
+                sure = min((c - need) / 6, edge / 8, (share - self.SHARE) / 0.2)
+                out.append(("R" if h < split else "O", float(np.clip(sure, 0, 1))))
+            else:  # doubted the nearer it comes to a backpack (a pale one under a reflection)
+                sure = max((need - c) / 18, (self.SHARE - share) / 0.3)
+                out.append((".", float(np.clip(sure, 0, 1))))
+        return out
 
     # ------------------------------------------------------------------ anchoring
     def _name(self, i: int, j: int, a: int, b: int) -> str:
