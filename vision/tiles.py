@@ -57,13 +57,15 @@ class QuinqueReader(Reader):
     PRINTED = 4.5  # lightness spread (L) over a lattice square under which it is no tile
     WHITE = 90.0  # lightness of a tile's face blown out by a lamp's reflection
     EDGE_REACH = 0.4  # units the tiles' edges may move the phase found from coverage
-    CLEAR = 0.8  # lattice clarity below which the cluster has moved: find the lattice again
+    CLEAR = 0.85  # share of the lattice's clarity when found under which the cluster has
+    # moved (find the lattice again): a tile's face always leaves some holes in the mask
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
         self.split = self.RED_HUE[1]  # hue between red and orange (calibration moves it)
         self.start = dict(start) if start else None
         self.phase: Lattice | None = None
+        self.clear = 1.0  # the lattice's clarity when it was found
         self.anchor: tuple[int, int] | None = None  # lattice index of the game's tile (0, 0)
         self.last: dict[str, str] = {}  # the last reading, to keep names when all tiles move
         super().__init__(players, params, start)
@@ -87,9 +89,11 @@ class QuinqueReader(Reader):
         image = lab(tops[0])
         tile = self._tile_mask(image)
         integral = np.pad(tile.astype(np.float64), ((1, 0), (1, 0))).cumsum(0).cumsum(1)
-        moved = self.phase is None or self._clarity(integral, self.phase) < self.CLEAR
+        moved = (self.phase is None
+                 or self._clarity(integral, self.phase) < self.CLEAR * self.clear)
         if moved:  # the first frame, or the cluster was pushed as a whole: search afresh
             self.phase = self._edges(image[:, :, 0], tile, self._phase(integral))
+            self.clear = self._clarity(integral, self.phase)
         assert self.phase is not None
         tiles = self._tiles(integral, self.phase)
         texture = {t: self._texture(image, t) for t in tiles}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -175,3 +176,24 @@ def test_pale_sequence_chips_are_read_by_their_hue() -> None:
     truth, read = _read("sequence-kids-010")
     for cell in ("b2", "d2", "e5"):
         assert read[cell] == truth[cell], cell
+
+
+def test_quinque_keeps_its_lattice_while_the_tiles_stay(monkeypatch: pytest.MonkeyPatch) -> None:
+    # quinque-014: the tile mask has holes (prints, backpacks), so even the right lattice
+    # leaves some tile pixels in half-full squares; the same picture again is no push.
+    from tavola.vision.tiles import QuinqueReader
+
+    searches: list[int] = []
+    search = QuinqueReader._phase
+
+    def counted(self: QuinqueReader, integral: Any) -> Any:
+        searches.append(1)
+        return search(self, integral)
+
+    monkeypatch.setattr(QuinqueReader, "_phase", counted)
+    meta = json.loads((DATA / "quinque-014.json").read_text(encoding="utf-8"))
+    image = read_image(DATA / "quinque-014.jpg")
+    recogniser = Recogniser("quinque", fov=float(meta["fov"]))
+    first = dict(recogniser.read(image).cells)
+    assert dict(recogniser.read(image).cells) == first
+    assert len(searches) == 1
