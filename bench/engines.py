@@ -35,6 +35,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tavola.games import GAMES, new_game, perft
@@ -260,7 +261,40 @@ def references() -> tuple[list[Reference], list[str]]:
                 functools.partial(board_playout_rate, board_class),
                 functools.partial(board_perft_of, board_class, 6),
             ))
+    refs.append(quinque_reference())
     return refs, notes
+
+
+# ----------------------------------------------------------------------------- quinque
+def quinque_reference() -> Reference:
+    """Quinque against its own engine as issue 13 found it (``tests/games/quinque_oracle.py``,
+    which rebuilt the whole geometry for every new cluster): the same random-playout loop
+    and perft on both, so the ratio is the speed-up since then, measured in this run."""
+    root = str(Path(__file__).resolve().parents[1])
+    if root not in sys.path:
+        sys.path.insert(0, root)  # the oracle lives with the tests
+    from tests.games.quinque_oracle import OracleQuinque
+
+    def oracle_playout_rate(seed: int) -> float:
+        """The oracle's random playouts, the loop of ``playout_rate`` without turns."""
+        rng = random.Random(seed)
+        actions = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < SECONDS:
+            game = OracleQuinque()
+            for _ in range(PLY_CAP):
+                moves = game.legal_moves()
+                if not moves:
+                    break
+                game.apply(rng.choice(moves))
+                actions += 1
+        return actions / (time.perf_counter() - start)
+
+    return Reference(
+        "quinque vs its engine of issue 13 (tests/games/quinque_oracle.py)",
+        "quinque", {}, "actions", 3, oracle_playout_rate,
+        lambda: perft(OracleQuinque(), 3),
+    )
 
 
 def compare(ref: Reference, rounds: int) -> None:

@@ -181,7 +181,6 @@ class Quinque(Game[QuinqueMove]):
          "out_of_backpacks": "move_or_pass"},
         {"tiles": 4, "backpacks": 9, "line_length": 3, "repetition_draw": True},
     )
-    _state_fields = ("tiles", "sky", "left", "supply", "player", "phase", "marked", "result")
 
     tiles: dict[Cell, int]  # tile -> which skydivers carry a backpack (bit i: skydivers(tile)[i])
     sky: dict[Cell, int]  # skydiver cell -> owner of the backpack on it
@@ -210,6 +209,14 @@ class Quinque(Game[QuinqueMove]):
 
     def _current_player(self) -> int:
         return self.player
+
+    def _snapshot(self) -> Any:  # the default, written out: it runs on every action
+        return (dict(self.tiles), dict(self.sky), list(self.left), self.supply, self.player,
+                self.phase, self.marked, self.result)
+
+    def _restore(self, state: Any) -> None:
+        tiles, sky, left, self.supply, self.player, self.phase, self.marked, self.result = state
+        self.tiles, self.sky, self.left = dict(tiles), dict(sky), list(left)
 
     def _outcome(self) -> Outcome | None:
         return self.result

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from .quinque_moves import AddTile, Cell, TileMove, adds, known_tile_moves, tile_move
+from .quinque_moves import AddTile, Cell, TileMove, adds, tile_move
 
 Moves = list[TileMove]
 NO_MOVES: Final[Moves] = []  # shared, never appended to
@@ -116,8 +116,67 @@ def _frame(size: int) -> _Frame:
 # A tile's moves from the bitboard of its destinations: (all, along its row and column,
 # along its diagonals, one step along its row or column), each in (x, y) order of dst.
 Slide = tuple[Cell, Moves, Moves, Moves, Moves]
-_SLIDES: dict[tuple[int, int, int, int, int, bool], Slide] = {}
-_SLIDES_MAX = 1 << 16
+
+
+class _Made:
+    """The move lists made so far in one frame (x0, y0, width): a tile's moves by its bit
+    and the bitboard of its destinations, and the moves by the bits of both cells (a
+    bit's cell is worked out once per frame, not once per position)."""
+
+    __slots__ = ("advanced", "moves", "slides", "width", "x0", "y0")
+
+    def __init__(self, x0: int, y0: int, width: int, advanced: bool) -> None:
+        self.x0, self.y0, self.width, self.advanced = x0, y0, width, advanced
+        self.slides: dict[tuple[int, int], Slide] = {}
+        self.moves: dict[int, dict[int, TileMove]] = {}
+
+    def slide(self, src: Cell, t: int, reach: int, straight: int, sides: int) -> Slide:
+        """The moves of the tile ``src`` (bit ``t``) to the cells of ``reach``, made and
+        kept."""
+        known = self.moves.get(t)
+        if known is None:
+            known = self.moves[t] = {}
+        advanced = self.advanced
+        every: Moves = []
+        orth: Moves = []
+        diag: Moves = []
+        step: Moves = []
+        rest = reach
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            c = low.bit_length() - 1
+            move = known.get(c)
+            if move is None:
+                x, y = divmod(c, self.width)
+                move = known[c] = tile_move(src, (x + self.x0, y + self.y0))
+            every.append(move)
+            if advanced:
+                if low & straight:
+                    orth.append(move)
+                    if low & sides:
+                        step.append(move)
+                else:
+                    diag.append(move)
+        made = (src, every, orth, diag, step) if advanced else (
+            src, every, NO_MOVES, NO_MOVES, NO_MOVES)
+        if len(self.slides) >= _SLIDES_MAX:
+            self.slides.clear()
+        self.slides[t, reach] = made
+        return made
+
+
+_SLIDES_MAX = 1 << 14  # per frame
+_MADE: dict[tuple[int, int, int, bool], _Made] = {}
+
+
+def _made(x0: int, y0: int, width: int, advanced: bool) -> _Made:
+    made = _MADE.get((x0, y0, width, advanced))
+    if made is None:
+        if len(_MADE) >= 64:  # a few MB at most
+            _MADE.clear()
+        made = _MADE[x0, y0, width, advanced] = _Made(x0, y0, width, advanced)
+    return made
 
 
 class Geometry:
@@ -182,6 +241,7 @@ class Geometry:
             joined = (two & anyjoin) | (three & twojoins)
             splitting = occ & twos & ~closed & ~joined
         frame = _frame(width)
+        made = _made(x0, y0, width, advanced)
         slides = self.slides
         for t, src in zip(bits, order, strict=True):
             if closed >> t & 1:
@@ -193,10 +253,11 @@ class Geometry:
                 reach &= ~lonely
             if splitting >> t & 1:
                 # Lifting t splits the others: it must land beside every group again, so
-                # on a cell beside two tiles or more, in the one-step spread of each group.
+                # on a cell beside two tiles or more (t not counted), in the one-step
+                # spread of each group.
                 # Without holes each run of tiles around t is a group of its own: two, or
                 # three when t has three edge neighbours and none joined to the next.
-                reach &= twos
+                reach &= twos & ~(sides & ~three)  # beside two tiles once t is gone
                 others = occ ^ (1 << t)
                 seeds = sides & occ
                 groups = 3 - (anyjoin >> t & 1) if three >> t & 1 else 2
@@ -214,13 +275,9 @@ class Geometry:
                         reach &= (g << 1) | (g >> 1) | (g << width) | (g >> width)
             if not reach:
                 continue
-            key = (x0, y0, width, t, reach, advanced)
-            slide = _SLIDES.get(key)
+            slide = made.slides.get((t, reach))
             if slide is None:
-                slide = _slide(src, reach, straight, sides, x0, y0, width, advanced)
-                if len(_SLIDES) >= _SLIDES_MAX:
-                    _SLIDES.clear()
-                _SLIDES[key] = slide
+                slide = made.slide(src, t, reach, straight, sides)
             slides.append(slide)
 
     @property
@@ -238,34 +295,6 @@ class Geometry:
                 found += adds((x + x0, y + y0))
             self._adds = found
         return found
-
-
-def _slide(src: Cell, reach: int, straight: int, sides: int, x0: int, y0: int, width: int,
-           advanced: bool) -> Slide:
-    """The moves of the tile ``src`` to the cells of ``reach``."""
-    every: Moves = []
-    known = known_tile_moves(src)
-    while reach:
-        low = reach & -reach
-        reach ^= low
-        x, y = divmod(low.bit_length() - 1, width)
-        dst = (x + x0, y + y0)
-        every.append(known.get(dst) or tile_move(src, dst))
-    if not advanced:
-        return (src, every, NO_MOVES, NO_MOVES, NO_MOVES)
-    orth: Moves = []
-    diag: Moves = []
-    step: Moves = []
-    for move in every:  # the cells again, in the same order
-        x, y = move.dst[0] - x0, move.dst[1] - y0
-        low = 1 << (x * width + y)
-        if low & straight:
-            orth.append(move)
-            if low & sides:
-                step.append(move)
-        else:
-            diag.append(move)
-    return (src, every, orth, diag, step)
 
 
 def _flood(seed: int, within: int, width: int) -> int:

@@ -134,12 +134,6 @@ def tile_move(src: Cell, dst: Cell) -> TileMove:
     return move
 
 
-def known_tile_moves(src: Cell) -> dict[Cell, TileMove]:
-    """The shared moves of the tile ``src`` made so far, by destination (a fast path for
-    :func:`tile_move`: read-only)."""
-    return _TILE_MOVES.get(src) or {}
-
-
 def forget_if_full() -> None:
     """Empty the tables once drifting clusters have filled them (called at a game's start)."""
     if len(_MARKS) > _TABLES_MAX:
