@@ -94,3 +94,28 @@ def test_the_order_is_canonical_whatever_way_the_tiles_came() -> None:
     assert moves[len(marks):len(marks) + 4] == ["t -4,0", "t -4,1", "t -3,0", "t -3,1"]
     slides = [m for m in moves if ">" in m]
     assert slides == sorted(slides, key=lambda m: [int(v) for v in m.replace(">", ",").split(",")])
+
+
+@pytest.mark.parametrize("params", [{}, {"advanced": True}, {"pass_over": False}])
+def test_a_cluster_with_a_hole_moves_as_the_oracle_says(params: dict[str, Any]) -> None:
+    """Eight tiles round a hole (no tile splits them: the ring holds), a tail of three
+    (whose middle tile does split), a 2x2 block: the geometry's path with holes (Tarjan)
+    and without (the ring of 8), against the oracle's search."""
+    tiles = ["0,0", "1,0", "2,0", "0,1", "2,1", "0,2", "1,2", "2,2",  # round the hole 1,1
+             "3,0", "4,0", "5,0", "3,2", "4,2", "3,3", "4,3", "5,3"]
+    backpacks = {"0,0": "R", "2,0": "O", "4,1": "R", "6,0": "O", "8,1": "R", "10,0": "O",
+                 "0,4": "R", "3,5": "O", "6,4": "R", "9,6": "O", "4,2": "R", "1,3": "O",
+                 "5,5": "R", "8,7": "O", "10,7": "R", "7,4": "O"}
+    state = {"tiles": tiles, "backpacks": backpacks, "player": 0, "phase": "first",
+             "tiles_left": 0}
+    for holes in (True, False):
+        if not holes:  # fill the hole: a 3x3 block with a tail
+            state = dict(state, tiles=[*tiles, "1,1"])
+        game = new_game("quinque", **params)
+        game.set_position(state)
+        oracle = OracleQuinque(**params)
+        oracle.set_position(state)
+        ours = [str(m) for m in game.legal_moves()]
+        assert len(ours) == len(set(ours))
+        assert set(ours) == {str(m) for m in oracle.legal_moves()}
+        assert any(">" in m for m in ours)
