@@ -3,18 +3,26 @@
 It depends only on where the tiles lie (and on the rules ``pass_over`` and ``advanced``),
 so one :class:`Geometry` serves every position with the same tiles (cached by the game).
 
-Inside, a cluster lies in a *frame*: a window of the grid one free cell wider than the
-cluster on every side, column-major, so tile or cell (x, y) is bit
-``(x - x0) * width + (y - y0)`` of an int, its edge neighbours are the bits +-1 and
-+-width, and whole-cluster questions are a few shifts and ands on ints:
+Inside, a cluster lies in a *frame*: a square window of the grid, ``tiles + 6`` cells a
+side, its corner snapped to multiples of 4 (so that nearby clusters share a frame and the
+move lists kept per frame), the cluster at least one free cell from its edges;
+column-major, so tile or cell (x, y) is bit ``(x - x0) * width + (y - y0)`` of an int, its
+edge neighbours are the bits +-1 and +-width, and whole-cluster questions are a few shifts
+and ands on ints, for every tile at once:
 
 - the frontier (free cells sharing an edge with a tile) is the tiles' one-step spread less
   the tiles; the cells sharing an edge with two or more tiles come from the same four
   shifted copies;
+- the tiles whose lifting splits the others (articulation points): a planar cluster's
+  holes are its cycles that no 2x2 block fills, counted by Euler's formula (edges - tiles
+  - 2x2 blocks + 1); without holes a tile splits the others exactly when the tiles in its
+  ring of 8 cells are not all joined (two edge neighbours not joined through the corner
+  between them, or opposite ones), which eight shifted copies tell for every tile; with
+  holes, one pass of Tarjan's search decides;
 - a tile's destinations are its row, column and diagonals anded with the frontier, less its
-  own free sides that touch no other tile; a tile whose removal splits the others
-  (an articulation point, found by one pass of Tarjan's search) lands only where it touches
-  every group again, i.e. in the one-step spread of each group;
+  own free sides that touch no other tile; a tile that splits the others lands only beside
+  every group again, i.e. in the one-step spread of each group (found by flooding from its
+  neighbours, or from Tarjan's search);
 - set bits come out in increasing order, which is (x, y) order: the **canonical order** of
   the move lists (tiles in (x, y) order, each tile's destinations in (x, y) order) is what
   iterating them gives, whatever order the tiles were added or moved in.
