@@ -235,6 +235,13 @@ class Game(ABC, Generic[M]):
     hidden_information: ClassVar[bool] = False  # players hold something the others must not see
     player_names: tuple[str, ...] = ("White", "Black")  # ``_setup`` may set it per instance
     _state_fields: ClassVar[tuple[str, ...]] = ()
+    # Whether the game overrides _position_key: push skips the call for those that keep
+    # no keys (set per subclass, below).
+    _keyed: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._keyed = cls._position_key is not Game._position_key
 
     def __init__(self, **params: Any) -> None:
         self.options: dict[str, Any] = self.resolve_params(params)
@@ -285,12 +292,20 @@ class Game(ABC, Generic[M]):
     def legal_moves(self) -> list[M]:
         """The legal atomic actions of the player to move (empty once the game is over)."""
         legal = self._legal
-        return list(self._legal_cached() if legal is None else legal)
+        if legal is None:
+            legal = self._legal_cached()
+        return legal[:]  # the caller's own list: the cache stays as generated
 
     def _legal_cached(self) -> list[M]:
-        if self._legal is None:
-            self._legal = [] if self.outcome() is not None else self._legal_moves()
-        return self._legal
+        # Generated once per position, when first asked for: a position reached at a leaf
+        # of a search, or passed through by push, never pays for its moves.
+        legal = self._legal
+        if legal is None:
+            if self._adjudicated is None and self._outcome() is None:
+                legal = self._legal = self._legal_moves()
+            else:
+                legal = self._legal = []
+        return legal
 
     def is_legal(self, move: M) -> bool:
         """Whether ``move`` may be played now."""
@@ -311,8 +326,15 @@ class Game(ABC, Generic[M]):
         """
         if isinstance(move, str):
             move = self.parse_move(move)
-        if not self.is_legal(move):
-            raise IllegalMoveError(self.explain(move))
+        legal = self._legal
+        if legal is None:
+            legal = self._legal_cached()
+        for m in legal:  # is_legal inlined: apply is the playouts' hot path
+            if m is move:
+                break
+        else:
+            if move not in legal:
+                raise IllegalMoveError(self.explain(move))
         self.push(move)
 
     def push(self, move: M) -> None:
@@ -327,9 +349,10 @@ class Game(ABC, Generic[M]):
         self._legal = None
         self._apply(move)
         self._history.append(move)
-        key = self._position_key()
-        if key is not None:
-            keys.append(key)
+        if self._keyed:
+            key = self._position_key()
+            if key is not None:
+                keys.append(key)
 
     def undo(self) -> M:
         """Take back the last action and return it. Raises IndexError if there is none."""
