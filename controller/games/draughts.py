@@ -283,14 +283,34 @@ _JUMP_TO: tuple[_ByByte, ...] = tuple(
 )
 # One entry per direction for _turn_moves: (up the board?, the _SHIFT masks and shifts,
 # whether a man of the side captures that way, whether it steps that way, _JUMP_TO[d],
-# _STEP_TO[d]); men capturing forward only (Draughts._setup adds men capturing backward).
+# _STEP_TO[d]).
 _Direction = tuple[bool, int, int, int, int, bool, bool, _ByByte, _ByByte]
-_DIRECTIONS_OF: tuple[tuple[_Direction, ...], ...] = tuple(
-    tuple(
-        (d < 2, *_SHIFT[d], d in _FORWARD[side], d in _FORWARD[side], _JUMP_TO[d], _STEP_TO[d])
+
+
+def _directions(side: int, backward: bool) -> tuple[_Direction, ...]:
+    return tuple(
+        (d < 2, *_SHIFT[d], backward or d in _FORWARD[side], d in _FORWARD[side],
+         _JUMP_TO[d], _STEP_TO[d])
         for d in range(4)
+    )  # fmt: skip
+
+
+# _DIRECTIONS[men capture backward][men only][side]: the directions _turn_moves goes
+# through, all four (short kings on the board) or those in which the side's men step or
+# capture.
+_DIRECTIONS: tuple[tuple[tuple[tuple[_Direction, ...], ...], ...], ...] = tuple(
+    (
+        tuple(_directions(side, backward) for side in (0, 1)),
+        tuple(
+            tuple(e for e in _directions(side, backward) if e[5] or e[6]) for side in (0, 1)
+        ),
     )
-    for side in (0, 1)
+    for backward in (False, True)
+)
+_START_BITS = (
+    sum(_BB[sq] for sq in range(N_SQUARES) if _START[sq] == MAN[0]),
+    sum(_BB[sq] for sq in range(N_SQUARES) if _START[sq] == MAN[1]),
+    0,
 )
 _SQUARES_AT: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(
@@ -518,19 +538,7 @@ class Draughts(Game[DraughtsMove]):
         self._man_jumps = (
             (_JUMPS_ALL, _JUMPS_ALL) if backward else (_JUMPS_FORWARD[0], _JUMPS_FORWARD[1])
         )
-        # _directions[men only][side]: the directions _turn_moves goes through, all four
-        # (short kings on the board) or those in which the side's men step or capture.
-        every_way = tuple(
-            tuple(
-                (up, ma, ka, mb, kb, backward or forward, forward, jumps, steps)
-                for (up, ma, ka, mb, kb, _j, forward, jumps, steps) in _DIRECTIONS_OF[side]
-            )
-            for side in (0, 1)
-        )
-        self._directions = (
-            every_way,
-            tuple(tuple(entry for entry in side if entry[5] or entry[6]) for side in every_way),
-        )
+        self._directions = _DIRECTIONS[backward]
         first = "W" if o["first_player"] == "white" else "B"
         second = "B" if first == "W" else "W"
         self._colours = (first, second)
@@ -539,8 +547,7 @@ class Draughts(Game[DraughtsMove]):
         self._board = bytearray(_START)  # one byte per square: cheap to copy and scan
         # The same board as bitboards (see _BB): player 0's pieces, player 1's, all kings.
         # Pieces jumped in a chain under way (DEAD) are already gone from them.
-        self._bits: list[int] = []
-        self._sync_bits()
+        self._bits: list[int] = list(_START_BITS)
         self._turn = 0
         self._chain = -1  # square of the piece capturing in a chain under way, else -1
         self._captured: tuple[int, ...] = ()  # squares jumped in that chain (DEAD)
@@ -610,7 +617,8 @@ class Draughts(Game[DraughtsMove]):
         return self._result
 
     def _legal_moves(self) -> list[DraughtsMove]:
-        return list(self._moves())
+        moves = self._next  # generated already: the base asks _outcome first
+        return list(self._moves() if moves is None else moves)
 
     def _moves(self) -> tuple[DraughtsMove, ...]:
         """The legal actions; generated on first use, and the game lost without any."""
