@@ -222,7 +222,9 @@ class Game(ABC, Generic[M]):
     - ``_view()``: cell name -> piece token, as an identity sensor reads it;
     - ``_board_str()``: an ASCII board.
 
-    It may override ``_position_key()`` (for repetition draws: see :meth:`_seen`),
+    It may override ``_position_key()`` (for repetition draws: see :meth:`_seen`; the
+    base records the key after each action, or, with ``_keys_in_apply = True``, the game's
+    ``_apply`` appends it to ``self._keys`` itself whenever the key is not None),
     ``_explain(move)`` (why a move is illegal), ``_time_out(player)`` and
     ``move_seconds`` (a per-move limit that is part of the rules), and ``private_text``
     (with ``hidden_information = True``).

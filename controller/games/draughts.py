@@ -209,8 +209,13 @@ _HUFF_MOVE: tuple[DraughtsMove, ...] = tuple(DraughtsMove(HUFF, s, s) for s in r
 _STOP_MOVE: tuple[DraughtsMove, ...] = tuple(DraughtsMove(STOP, s, s) for s in range(N_SQUARES))
 _FORCE_MOVE = DraughtsMove(FORCE)
 
+_Step = tuple[tuple[int, DraughtsMove], ...]  # (target, move) per direction
 _Jump = tuple[tuple[int, int, DraughtsMove], ...]  # (jumped, landing, move) per direction
 _Ray = tuple[tuple[int, DraughtsMove, DraughtsMove], ...]  # (square, quiet, jump) outward
+
+
+def _steps(sq: int, dirs: Iterable[int]) -> _Step:
+    return tuple((_RAYS[sq][d][0], _QUIET_MOVE[sq, _RAYS[sq][d][0]]) for d in dirs if _RAYS[sq][d])
 
 
 def _jumps(sq: int, dirs: Iterable[int]) -> _Jump:
@@ -222,111 +227,34 @@ def _jumps(sq: int, dirs: Iterable[int]) -> _Jump:
     return tuple(out)
 
 
-# Bitboards, kept beside the byte board for generating the moves at the start of a turn:
-# bit 31 - sq stands for square sq (so ``int(bytes(board), 2)`` reads a board of 0/1 bytes).
-def _bb_bit(sq: int) -> int:
-    return 1 << (N_SQUARES - 1 - sq)
+# A man's neighbourhood in one table, so that one pass over its directions finds both its
+# steps and its jumps: (neighbour, the step there or None, landing square, the jump or
+# None) per direction, for men that capture forward only or in all four directions.
+_ManDir = tuple[int, DraughtsMove | None, int, DraughtsMove | None]
 
 
-_BB: tuple[int, ...] = tuple(_bb_bit(sq) for sq in range(N_SQUARES))
-_ALL = (1 << N_SQUARES) - 1
+def _man_dirs(sq: int, side: int, backward: bool) -> tuple[_ManDir, ...]:
+    out = []
+    for d in range(4):
+        ray = _RAYS[sq][d]
+        if not ray:
+            continue
+        forward = d in _FORWARD[side]
+        if not forward and not backward:
+            continue
+        step = _QUIET_MOVE[sq, ray[0]] if forward else None
+        land = ray[1] if len(ray) >= 2 else ray[0]
+        jump = _JUMP_MOVE[sq, ray[1]] if len(ray) >= 2 else None
+        out.append((ray[0], step, land, jump))
+    return tuple(out)
 
 
-# _SHIFT[d]: a step in direction d is +delta on the square index, one delta per rank
-# parity: (mask of the squares with that delta, |delta|) twice. Directions 0 and 1 go up
-# the board (index up, bit down: a right shift), 2 and 3 down (a left shift).
-def _shift_table(d: int) -> tuple[int, int, int, int]:
-    by_delta: dict[int, int] = {}
-    for sq in range(N_SQUARES):
-        if _RAYS[sq][d]:
-            delta = _RAYS[sq][d][0] - sq
-            by_delta[delta] = by_delta.get(delta, 0) | _bb_bit(sq)
-    (da, ma), (db, mb) = sorted(by_delta.items())
-    return ma, abs(da), mb, abs(db)
-
-
-_SHIFT: tuple[tuple[int, int, int, int], ...] = tuple(_shift_table(d) for d in range(4))
-
-
-_ByByte = tuple[tuple[tuple[DraughtsMove, ...], ...], ...]
-
-
-def _by_byte(move_to: dict[int, DraughtsMove]) -> _ByByte:
-    """Square -> move as four tables, one per byte of a bitboard (lowest byte first): the
-    moves whose square is a bit of that byte, for each of the 256 values of the byte."""
-    return tuple(
-        tuple(
-            tuple(
-                move_to[sq]
-                for b in range(8)
-                if byte >> b & 1 and (sq := N_SQUARES - 1 - (8 * k + b)) in move_to
-            )
-            for byte in range(256)
-        )
-        for k in range(4)
-    )
-
-
-# _STEP_TO[d]: the one-square move in direction d, by its target; _JUMP_TO[d]: the short
-# jump in direction d (over the neighbour, onto the square behind), by its landing square.
-_STEP_TO: tuple[_ByByte, ...] = tuple(
-    _by_byte({
-        ray[0]: _QUIET_MOVE[sq, ray[0]] for sq in range(N_SQUARES) if (ray := _RAYS[sq][d])
-    })
-    for d in range(4)
-)
-_JUMP_TO: tuple[_ByByte, ...] = tuple(
-    _by_byte({
-        ray[1]: _JUMP_MOVE[sq, ray[1]] for sq in range(N_SQUARES) if len(ray := _RAYS[sq][d]) >= 2
-    })
-    for d in range(4)
-)
-# One entry per direction for _turn_moves: (up the board?, the _SHIFT masks and shifts,
-# whether a man of the side captures that way, whether it steps that way, _JUMP_TO[d],
-# _STEP_TO[d]).
-_Direction = tuple[bool, int, int, int, int, bool, bool, _ByByte, _ByByte]
-
-
-def _directions(side: int, backward: bool) -> tuple[_Direction, ...]:
-    return tuple(
-        (d < 2, *_SHIFT[d], backward or d in _FORWARD[side], d in _FORWARD[side],
-         _JUMP_TO[d], _STEP_TO[d])
-        for d in range(4)
-    )  # fmt: skip
-
-
-# _DIRECTIONS[men capture backward][men only][side]: the directions _turn_moves goes
-# through, all four (short kings on the board) or those in which the side's men step or
-# capture.
-_DIRECTIONS: tuple[tuple[tuple[tuple[_Direction, ...], ...], ...], ...] = tuple(
-    (
-        tuple(_directions(side, backward) for side in (0, 1)),
-        tuple(
-            tuple(e for e in _directions(side, backward) if e[5] or e[6]) for side in (0, 1)
-        ),
-    )
+# _MAN_DIRS[backward][side][sq]
+_MAN_DIRS: tuple[tuple[tuple[tuple[_ManDir, ...], ...], ...], ...] = tuple(
+    tuple(tuple(_man_dirs(sq, side, backward) for sq in range(N_SQUARES)) for side in (0, 1))
     for backward in (False, True)
 )
-_START_BITS = (
-    sum(_BB[sq] for sq in range(N_SQUARES) if _START[sq] == MAN[0]),
-    sum(_BB[sq] for sq in range(N_SQUARES) if _START[sq] == MAN[1]),
-    0,
-)
-_SQUARES_AT: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(
-        tuple(N_SQUARES - 1 - (8 * k + b) for b in range(8) if byte >> b & 1)
-        for byte in range(256)
-    )
-    for k in range(4)
-)
-
-
-def _squares(bb: int) -> tuple[int, ...]:
-    """The squares of the bitboard ``bb``."""
-    t = _SQUARES_AT
-    return t[0][bb & 255] + t[1][bb >> 8 & 255] + t[2][bb >> 16 & 255] + t[3][bb >> 24]
-
-
+_KING_STEPS: tuple[_Step, ...] = tuple(_steps(sq, range(4)) for sq in range(N_SQUARES))
 _JUMPS_FORWARD: tuple[tuple[_Jump, ...], ...] = tuple(
     tuple(_jumps(sq, _FORWARD[side]) for sq in range(N_SQUARES)) for side in (0, 1)
 )
@@ -538,16 +466,13 @@ class Draughts(Game[DraughtsMove]):
         self._man_jumps = (
             (_JUMPS_ALL, _JUMPS_ALL) if backward else (_JUMPS_FORWARD[0], _JUMPS_FORWARD[1])
         )
-        self._directions = _DIRECTIONS[backward]
+        self._man_dirs = _MAN_DIRS[backward]
         first = "W" if o["first_player"] == "white" else "B"
         second = "B" if first == "W" else "W"
         self._colours = (first, second)
         self.player_names = ("White", "Black") if first == "W" else ("Black", "White")
         self._tokens = ("", first, first + "K", second, second + "K", "")
         self._board = bytearray(_START)  # one byte per square: cheap to copy and scan
-        # The same board as bitboards (see _BB): player 0's pieces, player 1's, all kings.
-        # Pieces jumped in a chain under way (DEAD) are already gone from them.
-        self._bits: list[int] = list(_START_BITS)
         self._turn = 0
         self._chain = -1  # square of the piece capturing in a chain under way, else -1
         self._captured: tuple[int, ...] = ()  # squares jumped in that chain (DEAD)
@@ -561,23 +486,9 @@ class Draughts(Game[DraughtsMove]):
         self._next: tuple[DraughtsMove, ...] | None = None
 
     # ------------------------------------------------------------------ state
-    def _sync_bits(self) -> None:
-        """The bitboards worked out from the byte board (after loading a whole board)."""
-        bits = [0, 0, 0]
-        for sq, code in enumerate(self._board):
-            if code in MAN or code in KING:
-                bits[(code - 1) >> 1] |= _BB[sq]
-                if code in KING:
-                    bits[2] |= _BB[sq]
-        self._bits = bits
-
     def _snapshot(self) -> Any:
-        bits = self._bits
         return (
             bytes(self._board),
-            bits[0],
-            bits[1],
-            bits[2],
             self._turn,
             self._chain,
             self._captured,
@@ -592,9 +503,6 @@ class Draughts(Game[DraughtsMove]):
     def _restore(self, state: Any) -> None:
         (
             board,
-            p0,
-            p1,
-            kings,
             self._turn,
             self._chain,
             self._captured,
@@ -606,7 +514,6 @@ class Draughts(Game[DraughtsMove]):
             self._next,
         ) = state
         self._board = bytearray(board)
-        self._bits = [p0, p1, kings]
 
     def _current_player(self) -> int:
         return self._turn
@@ -648,8 +555,8 @@ class Draughts(Game[DraughtsMove]):
         undo = self._undo
         for k in range(1, min(self._quiet, len(undo)) + 1):
             state = undo[-k][0]  # the _snapshot taken before that action
-            if state[4] == turn and state[0] == board and state[7] == huff \
-                    and state[9] == must and state[5] < 0:
+            if state[1] == turn and state[0] == board and state[4] == huff \
+                    and state[6] == must and state[2] < 0:
                 count += 1
         return count
 
@@ -757,58 +664,44 @@ class Draughts(Game[DraughtsMove]):
         return [move for depth, move in scored if depth == best]
 
     def _turn_moves(self) -> tuple[DraughtsMove, ...]:
-        """Every legal action at the start of a turn (huffs and force first).
-
-        Men and short kings move and capture by whole-board bitboard shifts, one
-        direction at a time; flying kings walk their rays.
-        """
+        """Every legal action at the start of a turn (huffs and force first)."""
+        board = self._board
         side = self._turn
-        bits = self._bits
-        mine, enemy, kings = bits[side], bits[side ^ 1], bits[2]
-        empty = _ALL ^ (mine | enemy)
-        own_kings = mine & kings
-        men = mine ^ own_kings
-        short = 0 if self._flying else own_kings
-        caps: tuple[DraughtsMove, ...] = ()
-        quiets: tuple[DraughtsMove, ...] = ()
-        for up, ma, ka, mb, kb, men_jump, men_step, jumps, steps in (
-            self._directions[not short][side]
-        ):
-            jumpers = short | men if men_jump else short
-            movers = short | men if men_step else short
-            if up:  # up the board: a right shift
-                over = ((jumpers & ma) >> ka | (jumpers & mb) >> kb) & enemy
-                to = ((movers & ma) >> ka | (movers & mb) >> kb) & empty
-                land = ((over & ma) >> ka | (over & mb) >> kb) & empty if over else 0
-            else:
-                over = ((jumpers & ma) << ka | (jumpers & mb) << kb) & enemy
-                to = ((movers & ma) << ka | (movers & mb) << kb) & empty
-                land = ((over & ma) << ka | (over & mb) << kb) & empty if over else 0
-            if land:
-                caps += (
-                    jumps[0][land & 255] + jumps[1][land >> 8 & 255]
-                    + jumps[2][land >> 16 & 255] + jumps[3][land >> 24]
-                )  # fmt: skip
-            if to:
-                quiets += (
-                    steps[0][to & 255] + steps[1][to >> 8 & 255]
-                    + steps[2][to >> 16 & 255] + steps[3][to >> 24]
-                )  # fmt: skip
-        if own_kings and self._flying:
-            board = self._board
-            king = KING[side]
-            for sq in _squares(own_kings):
-                options = self._options(sq, king)
-                if options:
-                    caps += tuple(move for _over, _land, move in options)
+        man, king = MAN[side], KING[side]
+        enemy = _ENEMY[side]
+        man_dirs = self._man_dirs[side]
+        caps: list[DraughtsMove] = []
+        quiets: list[DraughtsMove] = []
+        kings: list[int] = []
+        for sq, code in enumerate(board):
+            if code == man:
+                # One look at each neighbour: empty, a step (forward only); an enemy, a jump
+                # if the square behind it is free. Captures come first in the end anyway.
+                for over, step, land, jump in man_dirs[sq]:
+                    there = board[over]
+                    if not there:
+                        if step is not None:
+                            quiets.append(step)
+                    elif jump is not None and enemy[there] and not board[land]:
+                        caps.append(jump)
+            elif code == king:
+                kings.append(sq)
+        for sq in kings:
+            options = self._options(sq, king)
+            if options:
+                caps.extend(move for _over, _land, move in options)
+            if self._flying:
                 for ray in _KING_RAYS[sq]:
-                    for t_sq, quiet, _jump in ray:
-                        if board[t_sq]:
+                    for t, quiet, _jump in ray:
+                        if board[t]:
                             break
-                        quiets += (quiet,)
+                        quiets.append(quiet)
+            else:
+                for to, move in _KING_STEPS[sq]:
+                    if not board[to]:
+                        quiets.append(move)
         if caps and self._majority:
-            board = self._board
-            caps = tuple(self._most([(m.src, board[m.src], self._jumped(m), m) for m in caps]))
+            caps = self._most([(m.src, board[m.src], self._jumped(m), m) for m in caps])
         # Where capturing is optional, captures and quiet moves are both on offer.
         moves = (caps or quiets) if self._compulsory or self._must else caps + quiets
         if self._huff:
@@ -816,7 +709,7 @@ class Draughts(Game[DraughtsMove]):
             if self._force is not None:
                 extra.append(_FORCE_MOVE)
             return (*extra, *moves)
-        return moves
+        return tuple(moves)
 
     def _jumped(self, move: DraughtsMove) -> int:
         """The square a legal jump takes: the one occupied square between src and dst."""
@@ -850,17 +743,12 @@ class Draughts(Game[DraughtsMove]):
                     if self.options["huff_may_force"]:
                         self._force = (tuple(board), self._quiet)
             board[src] = EMPTY
-            bits = self._bits
-            moved = _BB[src] | _BB[dst]
-            bits[self._turn] ^= moved
             if code & 1:
                 self._quiet = 0
                 if _RANK[dst] == _CROWN[self._turn]:
                     code += 1
-                    bits[2] |= _BB[dst]
             else:
                 self._quiet += 1
-                bits[2] ^= moved
             board[dst] = code
             self._end_turn()
         elif kind == JUMP:
@@ -870,17 +758,7 @@ class Draughts(Game[DraughtsMove]):
             board[src] = EMPTY
             board[over] = DEAD
             self._captured = (*self._captured, over)
-            bits = self._bits
-            moved = _BB[src] | _BB[dst]
-            bits[self._turn] ^= moved
-            gone = _ALL ^ _BB[over]
-            bits[self._turn ^ 1] &= gone
-            bits[2] &= gone
-            if not code & 1:
-                bits[2] ^= moved
             code, go_on = self._landed(code, dst)
-            if not code & 1:
-                bits[2] |= _BB[dst]
             board[dst] = code
             nxt = self._chain_moves(dst, code) if go_on else []
             if nxt:
@@ -895,9 +773,6 @@ class Draughts(Game[DraughtsMove]):
             self._end_chain(move.src)
         elif kind == HUFF:
             board[move.src] = EMPTY
-            gone = _ALL ^ _BB[move.src]
-            bits = self._bits
-            bits[0], bits[1], bits[2] = bits[0] & gone, bits[1] & gone, bits[2] & gone
             self._huff, self._force, self._quiet = (), None, 0
             if self.options["huff_uses_move"]:
                 self._end_turn()
@@ -907,7 +782,6 @@ class Draughts(Game[DraughtsMove]):
             assert self._force is not None
             before, quiet = self._force
             self._board = bytearray(before)
-            self._sync_bits()
             self._quiet = quiet
             self._huff, self._force = (), None
             self._turn ^= 1
@@ -923,7 +797,6 @@ class Draughts(Game[DraughtsMove]):
         code = board[sq]
         if code & 1 and _RANK[sq] == _CROWN[self._turn]:
             board[sq] = code + 1
-            self._bits[2] |= _BB[sq]
         self._huff, self._force = (), None
         self._quiet = 0
         self._end_turn()
@@ -1142,7 +1015,6 @@ class Draughts(Game[DraughtsMove]):
         if chain_sq >= 0 and board[chain_sq] not in (MAN[turn], KING[turn]):
             raise ValueError(f"draughts position: no piece of the player to move on {chain}")
         self._board = bytearray(board)
-        self._sync_bits()
         self._turn = turn
         self._chain = chain_sq
         self._captured = captured

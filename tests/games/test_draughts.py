@@ -714,31 +714,3 @@ def test_turn_notation_joins_a_chain_for_records() -> None:
     assert Draughts.turn_notation(["c3xe5", "e5xg7"]) == "c3xe5xg7"
     assert Draughts.turn_notation(["c3xe5", "stop e5"]) == "c3xe5"
     assert Draughts.turn_notation(["huff d4", "c3-d4"]) == "huff d4 c3-d4"
-
-
-@pytest.mark.parametrize("params", [{"variant": v} for v in VARIANTS] + [
-    {"huff_may_force": True}, {"huff_uses_move": True, "king_short_landing": True},
-])
-def test_the_bitboards_follow_the_board_through_play_and_undo(params: dict[str, Any]) -> None:
-    # Move generation reads bitboards kept beside the byte board: after every action and
-    # every undo they must say what the board says (pieces jumped in a chain already gone).
-    def expected(g: Draughts) -> list[int]:
-        bits = [0, 0, 0]
-        for sq, code in enumerate(g._board):
-            if code in (1, 2, 3, 4):
-                bits[(code - 1) >> 1] |= 1 << (31 - sq)
-                if code in (2, 4):
-                    bits[2] |= 1 << (31 - sq)
-        return bits
-
-    rng = random.Random(str(params))
-    for _ in range(4):
-        g = Draughts(**params)
-        while g.outcome() is None and len(g.history) < 300:
-            moves = g.legal_moves()
-            force = [m for m in moves if m.kind in ("force", "huff")]
-            g.apply(rng.choice(force) if force and rng.random() < 0.5 else rng.choice(moves))
-            assert g._bits == expected(g), g.history[-1]
-            if rng.random() < 0.1:
-                g.undo()
-                assert g._bits == expected(g)
