@@ -7,7 +7,9 @@ today (the README gives the figures; the targets, 99.9 % per cell and 99 % per b
 not reached): they guard against regressions. No frame with an arm over the board is
 taken for a position, and the board is found in every frame without one. Frames 000-015
 of each game were looked at while the reader was improved; 016-036 were rendered after,
-and only measured (then looked at too, for issue 12's second round).
+and only measured (then looked at too, for issue 12's second round); 037-066 were rendered
+after that round and never looked at while changing the reader: they hold the floors down
+to what unseen boards give.
 
 The quick test reads the first frames of each game; the whole set is ``slow``.
 """
@@ -26,8 +28,8 @@ from tavola.vision.source import read_image
 DATA = Path(__file__).parent / "data3d"
 GAMES = ["morris", "draughts", "quixo", "tessere", "sequence-kids", "quinque"]
 # Per-cell floors (fraction of cells read right over the frames without a hand).
-FLOORS = {"morris": 0.985, "draughts": 0.955, "quixo": 0.985, "tessere": 0.975,
-          "sequence-kids": 0.985, "quinque": 0.92}
+FLOORS = {"morris": 0.975, "draughts": 0.98, "quixo": 0.965, "tessere": 0.965,
+          "sequence-kids": 0.985, "quinque": 0.925}
 # Frames without a hand where the board is not found: none (quinque-008's markers are too
 # small to decode and are told apart by where they lie; draughts-028's camera is so close
 # that two markers are cut by the frame's edge, and their parts in the frame confirm them).
