@@ -127,7 +127,8 @@ def analyse(
             count, tuple(exclude)
         )
     search = AlphaBeta(work, info, budget, _oracle(game, lvl, endgames), max_depth=lvl.max_depth)
-    return search.run(count, exclude)
+    # A level that picks among the near-best (``slack``) needs their exact scores.
+    return search.run(count, exclude, margin=lvl.slack)
 
 
 def hint(
