@@ -26,6 +26,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from tavola.ai.quinque_lines import wins_in_one as _quinque_wins_in_one
 from tavola.ai.quixo_lines import evaluate as _quixo
 from tavola.ai.quixo_lines import wins_in_one as _quixo_wins_in_one
 from tavola.games import Game
@@ -58,8 +59,12 @@ class Knowledge:
     # Whether the player to move (True) or the other side (False: its threat) can win with
     # one action now, answered without playing the moves: the searcher then scores a node
     # won at once, and at the horizon answers a threat instead of standing pat on it.
-    # Only for games of two sides that alternate single actions.
+    # Only for games of two sides; True must be certain, False may miss a win.
     wins_in_one: Callable[[Game[Any], bool], bool] | None = None
+    # Whether a threat at the horizon is answered by searching every answer one action
+    # more: where a turn is one action (Quixo). Quinque's first actions run to hundreds
+    # and its second action could still break the threat, so one action more says little.
+    threat_extension: bool = True
 
 
 def _two_sides(game: Game[Any], player: int) -> int:
@@ -405,7 +410,8 @@ KNOWLEDGE: dict[str, Knowledge] = {
     "sequence-kids": Knowledge(
         _sequence, _no_key, _teams, hidden=True, action_scores=sequence_action_scores
     ),
-    "quinque": Knowledge(_quinque, _quinque_key, _two_sides, free_continuation=False),
+    "quinque": Knowledge(_quinque, _quinque_key, _two_sides, free_continuation=False,
+                         wins_in_one=_quinque_wins_in_one, threat_extension=False),
 }
 
 

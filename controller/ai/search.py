@@ -103,11 +103,13 @@ class AlphaBeta:
     _enforce: bool = False
     _forcing: Callable[[list[Any]], bool] | None = None
     _wins_in_one: Callable[[Game[Any], bool], bool] | None = None
+    _extend: bool = True
 
     def __post_init__(self) -> None:
         # Knowledge loaded from an older revision (the strength bench's A/B) has no field.
         self._forcing = getattr(self.knowledge, "forcing", None)
         self._wins_in_one = getattr(self.knowledge, "wins_in_one", None)
+        self._extend = getattr(self.knowledge, "threat_extension", True)
 
     def run(self, count: int = 1, exclude: Sequence[Turn] = (), margin: int = 0) -> SearchResult:
         """Rank the turns of the player to move; the best ``count`` get exact scores, and so
@@ -239,8 +241,8 @@ class AlphaBeta:
             # The opponent threatens to win at once: a static score would stand pat on a
             # lost position. Every answer is searched one ply, where the check above
             # tells whether it stopped the threat (once: depth -1 stops there).
-            depth == 0 and wins_in_one is not None and ply <= self.max_depth + 16
-            and wins_in_one(game, False)
+            depth == 0 and wins_in_one is not None and self._extend
+            and ply <= self.max_depth + 16 and wins_in_one(game, False)
         ):
             return self.knowledge.evaluate(game)
         key = self.knowledge.key(game)
