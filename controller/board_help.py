@@ -3,8 +3,10 @@
 The session (controller/session.py) asks the engine and decides; :class:`BoardHelp` holds
 what came back and says how it shows: its part of the LED scene (:meth:`BoardHelp.scene`),
 of the status line (:meth:`BoardHelp.status`), and, after a restart, what the journal's
-``hint`` entries put back on display (:meth:`BoardHelp.restore`). Pure: the game and the
-history are passed in. A plain dataclass, so the session copies it to roll it back.
+``hint`` entries put back on display (:meth:`BoardHelp.restore`): the hints of the turn,
+the computer's turn still to be made, a blunder the next player has not answered yet. Pure:
+the game and the history are passed in. A plain dataclass, so the session copies it to roll
+it back.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tavola.ai import ScoredTurn
+from tavola.ai import WIN, ScoredTurn
 from tavola.feedback import Scene
 from tavola.games import Capability, Game
-from tavola.hints import ShownTurn
+from tavola.hints import ShownTurn, turn_cells
 from tavola.record import (
     AmendEntry,
     Entry,
@@ -119,9 +121,11 @@ class BoardHelp:
         return want if seen.view(capability) == meant.view(capability) else None
 
     def restore(self, game: Game[Any], entries: Iterable[Entry]) -> bool | None:
-        """Put back on display the hints and the computer's turn that the journal's
-        ``entries`` hold for ``game``'s position (so the per-turn limit holds across a
-        restart). Returns the referee's last word on hints (allowed or not), if any."""
+        """Put back on display the hints, the computer's turn and the blunder that the
+        journal's ``entries`` hold for ``game``'s position (so the per-turn limit holds
+        across a restart, the computer's turn is made as shown, the blunder flashes until
+        the next player acts). Returns the referee's last word on hints (allowed or not),
+        if any."""
         history = game.history
         allowed: bool | None = None
         recent: list[HintEntry] = []
@@ -131,9 +135,12 @@ class BoardHelp:
                 allowed = entry.action == "allow hints"
             if isinstance(entry, (UndoEntry, AmendEntry, TimeoutEntry)):
                 recent = []  # the line changed: hints before it may be of another position
-            elif isinstance(entry, HintEntry) and entry.kind in ("hint", "computer"):
+            elif isinstance(entry, HintEntry):
                 recent.append(entry)
         for entry in recent:
+            if entry.kind == "review":
+                self.review = _review(game, entry) or self.review
+                continue
             shown = _shown(game, entry)
             if shown is None or shown.played(history) is None:
                 continue
@@ -164,6 +171,36 @@ def _shown(game: Game[Any], entry: HintEntry) -> ShownTurn | None:
         return None
     return ShownTurn.of(probe, ScoredTurn(tuple(turn), entry.score,
                                           game.turn_notation(list(entry.moves))))
+
+
+def _review(game: Game[Any], entry: HintEntry) -> Review | None:
+    """The blunder ``entry`` reviewed, on display again if ``game`` still stands right after
+    the turn it reviewed (the next player has not acted); None otherwise, or for a record
+    that did not keep the played turn's score."""
+    history = tuple(game.history)
+    if entry.played is None or not 0 <= entry.ply < len(history):
+        return None
+    before = game.copy()
+    for _ in range(len(history) - entry.ply):
+        before.undo()
+    work = before.copy()
+    for move in history[entry.ply:]:
+        if work.current_player != entry.player:
+            return None  # the next player has moved since: the blunder is history
+        work.apply(move)
+    # The loss and the thrown-away win as tavola.ai.blunder_check judged them.
+    loss = max(0, entry.score - entry.played)
+    threw = entry.score > WIN // 2 >= entry.played
+    better = "" if game.hidden_information else game.turn_notation(list(entry.moves))
+    text = blunder_text(game.player_names[entry.player], loss, threw, better)
+    return Review(history, turn_cells(before, history[entry.ply:]).all, text)
+
+
+def blunder_text(mover: str, loss: int, threw_win: bool, better: str) -> str:
+    """How the status names a blunder: 'White lost 1.5 men; better was a7 xb2' (``loss``
+    in hundredths of a man; ``better`` '' to keep the better turn private)."""
+    what = "threw away a won position" if threw_win else f"lost {loss / 100:.1f} men"
+    return f"{mover} {what}" + (f"; better was {better}" if better else "")
 
 
 def turn_before(game: Game[Any], player: int) -> tuple[Game[Any], tuple[Any, ...]]:

@@ -208,7 +208,9 @@ class HintEntry:
     """Help the engine gave ``player`` with ``ply`` actions played: ``kind`` ``hint`` (the
     ``rank``-th best turn, asked for), ``computer`` (the computer opponent's turn, shown to
     be made on the board) or ``review`` (the better turn after a blunder); ``moves`` is
-    that turn's actions, ``score`` its value for the player (hundredths of a man)."""
+    that turn's actions, ``score`` its value for the player (hundredths of a man), and for
+    a review ``played`` the value of the turn the player made instead (None in records
+    written before it was kept), so a restart shows the blunder as it was."""
 
     TYPE: ClassVar[str] = "hint"
     kind: str
@@ -219,19 +221,24 @@ class HintEntry:
     mono: float
     rank: int = 1
     score: int = 0
+    played: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of this line."""
-        return {"type": self.TYPE, "kind": self.kind, "player": self.player, "ply": self.ply,
+        line = {"type": self.TYPE, "kind": self.kind, "player": self.player, "ply": self.ply,
                 "moves": list(self.moves), "rank": self.rank, "score": self.score,
                 "wall": self.wall, "mono": self.mono}
+        if self.played is not None:
+            line["played"] = self.played
+        return line
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> HintEntry:
         """The entry from its JSON object."""
         return cls(str(d["kind"]), int(d["player"]), int(d["ply"]),
                    tuple(str(m) for m in d.get("moves") or ()), float(d.get("wall", 0.0)),
-                   float(d.get("mono", 0.0)), int(d.get("rank", 1)), int(d.get("score", 0)))
+                   float(d.get("mono", 0.0)), int(d.get("rank", 1)), int(d.get("score", 0)),
+                   None if d.get("played") is None else int(d["played"]))
 
 
 @dataclass(frozen=True)

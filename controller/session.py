@@ -24,26 +24,13 @@ Referee policies (``[game] policy``):
   with its time and flagged (counted per player in the status), and the position must
   still be corrected.
 
-Under ``teaching``, ``hints`` (on by default) lets a player ask: the command ``hint`` (or
-the hint gesture, the hint cell, the seat page's button) asks the engine for the best turn
-of the player to move and lights its cells blue until the game leaves it; asked again, the
-next best, up to ``[hints] per_turn``. In a game with hidden information (private hands)
-the hint would tell everyone what the player holds: it goes to that player's seat page
-only (:meth:`Session.seat_hint`), and without seat pages (``seat_pages``) it is refused.
-Under ``arbiter`` hints are off unless the referee allows them (``[hints] arbiter``, or
-:meth:`Session.allow_hints`). ``hints = false`` turns both the white targets and ``hint``
-off (docs/config.md).
-
-The engine is asked, never run, here: an input that needs it returns a
+The engine's help is asked for here and decided elsewhere: hints and the review of turns
+by :class:`tavola.coach.Coach`, the computer opponent (``[game] opponent = "ai"``) by
+:class:`tavola.opponent.ComputerOpponent`, what the help shows (LEDs, status, after a
+restart) by :class:`tavola.board_help.BoardHelp`. An input that needs the engine returns a
 :class:`~tavola.hints.Search` in :attr:`Effects.searches`; the daemon runs it off its loop
-and hands the answer to :meth:`Session.on_answer`. So the computer opponent (``[game]
-opponent = "ai"``) works: when its side is to move the session asks for its turn, shows it
-(origin blinking cyan, target blue, removals red) and accepts from the board exactly that
-turn; any other is shown as wrong and not taken. With ``[hints] feedback`` every turn a
-player makes in ``teaching`` is reviewed, and a blunder is flashed and named with the
-better turn in the status. Every hint, computer turn and blunder is journaled
-(:class:`~tavola.record.HintEntry`) for the arbiter. What the help shows (LEDs, status,
-after a restart) is :class:`tavola.board_help.BoardHelp`'s business.
+and hands the answer to :meth:`Session.on_answer`. ``hints = false`` turns both the white
+targets and ``hint`` off (docs/config.md).
 """
 
 from __future__ import annotations
@@ -53,8 +40,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from tavola.board_help import BoardHelp, Review, turn_before
+from tavola.board_help import BoardHelp, turn_before
 from tavola.clock import Clock, LowTime, TimeOut, timer_colours
+from tavola.coach import Coach
 from tavola.correction import (
     Refused,
     differences,
@@ -62,19 +50,12 @@ from tavola.correction import (
     restore_steps,
     take_back_steps,
 )
+from tavola.effects import Effects as Effects  # re-exported: the daemon's API
 from tavola.expectations import change_between
 from tavola.feedback import LedMap, Scene, Strip, render
 from tavola.games import Capability, Game, Outcome, Reason
 from tavola.hardware.base import Frame
-from tavola.hints import (
-    Answer,
-    ComputerPlayer,
-    Gesture,
-    HintSettings,
-    Search,
-    ShownTurn,
-    turn_cells,
-)
+from tavola.hints import Answer, ComputerPlayer, HintSettings, Search
 from tavola.inference import (
     GRACE_SECONDS,
     SETTLE_SECONDS,
@@ -87,12 +68,12 @@ from tavola.inference import (
     Result,
     Takeback,
 )
+from tavola.opponent import ComputerOpponent
 from tavola.record import (
     ActionEntry,
     AmendEntry,
     ClockEntry,
     Entry,
-    HintEntry,
     IllegalEntry,
     ResultEntry,
     TimeoutEntry,
@@ -109,33 +90,6 @@ POLICIES: tuple[str, ...] = ("teaching", "arbiter")
 
 class StartupError(ValueError):
     """The game cannot be followed with this sensor or layout; the message says what to do."""
-
-
-@dataclass(frozen=True)
-class Effects:
-    """What the daemon must do, in this order."""
-
-    journal: tuple[Entry, ...] = ()  # append and fsync before the frame, then commit
-    frame: Frame | None = None  # None: the LEDs stay as they are
-    status: str | None = None  # one line: sd_notify STATUS, the terminal
-    log: tuple[str, ...] = ()  # human-readable events
-    finished: Outcome | None = None  # the game ended with this entry: file the record
-    # The reading makes no sense to the game: ask the sensor for a whole fresh reading, in
-    # case the board's copy went wrong (a damaged line, a lost change) rather than a hand.
-    resync: bool = False
-    # Questions for the engine: run them off the loop, hand each answer to on_answer.
-    searches: tuple[Search, ...] = ()
-
-    def __add__(self, other: Effects) -> Effects:
-        return Effects(
-            self.journal + other.journal,
-            other.frame if other.frame is not None else self.frame,
-            other.status if other.status is not None else self.status,
-            self.log + other.log,
-            other.finished or self.finished,
-            self.resync or other.resync,
-            self.searches + other.searches,
-        )
 
 
 @dataclass
@@ -211,9 +165,6 @@ class Session:
             raise StartupError(
                 f"game.opponent_side = {computer.side}: {game.name} has players 0 to "
                 f"{game.num_players - 1} ({', '.join(game.player_names)}); choose one of them")
-        self.computer = computer
-        self.seat_pages = seat_pages  # the web's seat pages are on: a private hint goes there
-        self.referee_allows_hints = self.hinting.arbiter
         if self.hinting.cell and (self.hinting.cell not in getattr(layout, "sensed", ())
                                   or self.hinting.cell in game.view()):
             raise StartupError(
@@ -246,12 +197,11 @@ class Session:
         self._ending: tuple[float, float] | None = None
         self.unrecorded: str | None = None  # why the journal cannot be written, if it cannot
         self._staged: _Staged | None = None
-        self.help = BoardHelp()
-        self._asking: dict[str, tuple[Any, ...]] = {}  # purpose -> position, being searched
+        self.help = BoardHelp()  # what the coach and the opponent show; rolled back
+        self.coach = Coach(self.hinting, policy=policy, hints=hints, seat_pages=seat_pages)
+        self.opponent = None if computer is None else ComputerOpponent(
+            computer, seconds=self.hinting.seconds)
         self._refused: frozenset[str] = frozenset()  # a move not the computer's, on the board
-        self._gesture = Gesture()
-        self._cell_before: dict[str, str] | None = None  # the last reading, for the hint cell
-        self._computer_failed: tuple[Any, ...] | None = None  # the engine failed here
         self._now = 0.0  # the latest time seen, for the clocks in the status
         # After a referee's correction: the ply whose position the board must be set to
         # before play goes on (the board still shows the game as it was).
@@ -335,14 +285,13 @@ class Session:
             return self._takeback(1, now, wall, sensed=False)
         if text == "hint":
             return self._ask_hint(now)
-        if self._computer_to_move():
+        if self.opponent is not None and self.opponent.to_move(game):
             try:
                 typed = game.parse_move(text)
             except ValueError as exc:
                 return Effects(log=(f"Not understood: {exc}",))
-            shown = self.help.computer
-            if shown is None or not shown.expects(game.history, (typed,)):
-                return Effects(log=(self._computer_says(),))
+            if not self.opponent.expects(game, self.help, (typed,)):
+                return Effects(log=(self.opponent.says(game, self.help),))
         if text in ("resign", "draw"):
             outcome = (Outcome(None, Reason.AGREEMENT) if text == "draw" else
                        game.resignation(game.current_player))
@@ -574,204 +523,98 @@ class Session:
     def hints_allowed(self) -> bool:
         """Whether a player may ask for a hint now: hints on, and under ``arbiter`` only
         when the referee allows them."""
-        return self.hints and (self.policy == "teaching" or self.referee_allows_hints)
+        return self.coach.allowed
 
     @property
     def private_hints(self) -> bool:
-        """Whether a hint must stay with the player who asked: in a game with hidden
-        information (the contract's ``hidden_information``: private hands), the hinted move
-        tells what that player holds, so it never lights the shared board or the status
-        line; only that player's seat page shows it (:meth:`seat_hint`)."""
-        return self.game.hidden_information
+        """Whether a hint must stay with the player who asked (hidden hands): only that
+        player's seat page shows it (:meth:`seat_hint`)."""
+        return self.coach.private(self.game)
 
     @property
     def hints_on_board(self) -> bool:
         """Whether the hint on display lights the board and names itself in the status."""
-        return self.hints_allowed and not self.private_hints
+        return self.coach.on_board(self.game)
 
     def seat_hint(self, seat: int) -> tuple[str, frozenset[str]] | None:
         """The private hint for ``seat``'s page: (its text, the cells still to play) while
         ``seat`` is to move and the game follows it; None for anyone else, in an open game
         (whose hint is on the board) or when there is none."""
-        hint = self.help.hint
-        if (not self.private_hints or not self.hints_allowed or hint is None
-                or seat != self.game.current_player or self.game.outcome() is not None):
-            return None
-        cells = hint.remaining(self.game.history)
-        return None if cells is None else (hint.text, cells.all)
+        return self.coach.seat_hint(seat, self.game, self.help)
 
     def allow_hints(self, allowed: bool, now: float) -> Effects:
         """The referee allows (or forbids again) hints under the arbiter policy."""
-        self.referee_allows_hints = allowed
-        if not allowed:
-            self.help.hint = None
-        said = "Hints allowed by the referee." if allowed else "Hints off."
+        said = self.coach.allow(allowed, self.help)
         return self._show(now, force=True) + Effects(log=(said,), status=self.status())
 
     def _ask_hint(self, now: float) -> Effects:
         """Ask the engine for the best turn of the player to move, or the next best."""
-        game, settings = self.game, self.hinting
-        if not self.hints:
-            return Effects(log=("Hints are off on this board ([game] hints = false).",))
-        if not self.hints_allowed:
-            return Effects(log=("No hints under the arbiter policy unless the referee "
-                                "allows them ([hints] arbiter = true).",))
-        if game.outcome() is not None:
-            return Effects(log=("The game is over.",))
-        if self._computer_to_move():
-            return Effects(log=(self._computer_says(),))
-        if self.private_hints and not self.seat_pages:
-            return Effects(log=(f"Hints in {game.name} need the seat page (the hint would "
-                                f"show the hidden cards to everyone): turn on the web, "
-                                f"[web] enabled = true.",))
-        at = tuple(game.history)
-        given = self.help.this_turn(game)
-        if len(given) >= settings.per_turn:
-            return Effects(log=(f"No more hints this turn (at most {settings.per_turn}, "
-                                f"[hints] per_turn).",))
-        if self._asking.get("hint") == at:
-            return Effects(log=("Still looking for the hint.",))
-        self._asking["hint"] = at
-        search = Search("hint", game.copy(), at, settings.level, settings.nodes,
-                        settings.seconds, seed=len(at),
-                        exclude=self.help.still_open(at))
-        who = game.player_names[game.current_player]
-        where = f"; it goes to {who}'s seat page only" if self.private_hints else ""
-        return Effects(searches=(search,), log=(f"Looking for a hint for {who}{where}...",))
+        opponent = self.opponent
+        busy = opponent.says(self.game, self.help) if (
+            opponent is not None and opponent.to_move(self.game)) else ""
+        return self.coach.ask(self.game, self.help, busy=busy)
 
     def _hint_asked_on_board(self, cells: Mapping[str, str], now: float) -> Effects:
-        """The hint gesture (one piece lifted and put back twice within a second), or a
-        piece put on the hint cell, asks for a hint with no screen."""
-        settings = self.hinting
-        if self.game.outcome() is not None or not self.hints_allowed:
-            return Effects()
-        if settings.cell:
-            was = (self._cell_before or {}).get(settings.cell, "")
-            self._cell_before = dict(cells)
-            if cells.get(settings.cell, "") and not was:
-                return self._ask_hint(now)
-        if settings.gesture and self._gesture.feed(self.game.view(self.capability),
-                                                   {c: cells.get(c, "") for c in self.cells},
-                                                   now):
+        """The hint gesture, or a piece put on the hint cell, asks for a hint."""
+        if self.coach.asked_on_board(self.game, self.game.view(self.capability), cells,
+                                     self.cells, now):
             return self._ask_hint(now)
         return Effects()
 
     def _computer_to_move(self) -> bool:
-        """The computer's side is to move and its move is to be checked (the engine did
-        not fail in this position)."""
-        computer = self.computer
-        return (computer is not None and self.game.outcome() is None
-                and self.game.current_player == computer.side
-                and self._computer_failed != tuple(self.game.history))
+        """The computer's side is to move and its move is to be checked."""
+        return self.opponent is not None and self.opponent.to_move(self.game)
 
     def _think(self) -> Effects:
         """Ask for the computer's turn when its side is to move and it has none shown."""
-        computer = self.computer
-        if computer is None or not self._computer_to_move() or self.unrecorded is not None:
+        if self.opponent is None or self.unrecorded is not None:
             return Effects()
-        game = self.game
-        shown = self.help.computer
-        if shown is not None and shown.played(game.history) is not None:
-            return Effects()
-        at = tuple(game.history)
-        if self._asking.get("opponent") == at:
-            return Effects()
-        self._asking["opponent"] = at
-        return Effects(searches=(Search("opponent", game.copy(), at, computer.level,
-                                        computer.nodes, self.hinting.seconds,
-                                        seed=len(at)),))
-
-    def _review(self, before: Game[Any], turn: tuple[Any, ...]) -> Effects:
-        """Ask for a review of ``turn``, just played from ``before`` (teaching, feedback)."""
-        settings = self.hinting
-        if (not settings.feedback or self.policy != "teaching" or not self.hints
-                or self.game.outcome() is not None):
-            return Effects()
-        return Effects(searches=(Search(
-            "review", before, tuple(before.history), settings.level, settings.nodes,
-            seed=len(before.history), played=turn, threshold=settings.threshold),))
+        return self.opponent.think(self.game, self.help)
 
     def search_failed(self, search: Search) -> Effects:
         """The daemon could not run ``search`` (the engine failed). A hint may be asked
         again; the computer's turn in that position is not asked again (it would fail
         again), and any legal move made for it on the board is taken instead."""
-        self._answered(search)
-        if search.purpose != "opponent" or tuple(self.game.history) != search.at:
+        self.coach.forget(search)
+        if self.opponent is None or search.purpose != "opponent":
             return Effects(log=(f"The engine failed ({search.purpose}).",))
-        self._computer_failed = search.at
-        return Effects(log=("The engine could not find the computer's move: make a legal "
-                            "move for it on the board.",), status=self.status())
-
-    def _answered(self, search: Search) -> None:
-        if self._asking.get(search.purpose) == search.at:
-            del self._asking[search.purpose]
+        return self.opponent.failed(search, self.game) + Effects(status=self.status())
 
     def on_answer(self, found: Answer, now: float, wall: float) -> Effects:
         """The engine's answer to a :class:`Search` this session asked; ignored if the
         game has moved on since (a new question is asked where needed)."""
         self._stage()
         search, game = found.search, self.game
-        self._answered(search)
+        self.coach.forget(search)
+        if self.opponent is not None:
+            self.opponent.forget(search)
         if tuple(game.history) != search.at + tuple(search.played) or game.outcome():
             return self._think()
-        best, player = found.best, game.current_player
-        if search.purpose == "review":
-            verdict = found.verdict
-            if verdict is None or not verdict.blunder or best is None:
-                return Effects()
-            mover = search.game.current_player
-            what = "threw away a won position" if verdict.threw_win else (
-                f"lost {verdict.loss / 100:.1f} men")
-            # With hidden hands the better turn names a card the mover held: the journal
-            # keeps it for the arbiter, the shared status does not.
-            better = "" if self.private_hints else f"; better was {best.text}"
-            text = f"{game.player_names[mover]} {what}{better}"
-            self.help.review = Review(tuple(game.history),
-                                       turn_cells(search.game, search.played).all, text)
-            entry = HintEntry("review", mover, len(search.at), tuple(map(str, best.turn)),
-                              wall, now, 1, best.score)
-            return Effects(journal=(entry,), log=(f"Blunder: {text}.",)) + self._show(
-                now, force=True) + Effects(status=self.status())
-        if best is None:
-            return Effects(log=("No other move to suggest.",))
-        shown = ShownTurn.of(game, best)
-        if search.purpose == "opponent":
-            self.help.computer = shown
-            entry = HintEntry("computer", player, len(game.history),
-                              tuple(map(str, best.turn)), wall, now, 1, best.score)
-            log = self._computer_says()
+        if search.purpose == "opponent" and self.opponent is not None:
+            fx = self.opponent.answered(found, game, self.help, now, wall)
         else:
-            given = (*self.help.this_turn(game), shown)
-            self.help.given, self.help.hint = given, shown
-            entry = HintEntry("hint", player, len(game.history), tuple(map(str, best.turn)),
-                              wall, now, len(given), best.score)
-            who = game.player_names[player]
-            log = (f"Hint {len(given)} for {who} sent to {who}'s seat page."
-                   if self.private_hints else f"Hint {len(given)} for {who}: {best.text}")
-        return Effects(journal=(entry,), log=(log,)) + self._show(now, force=True) + Effects(
-            status=self.status())
+            fx = self.coach.answered(found, game, self.help, now, wall)
+        if not fx.journal:
+            return fx
+        return fx + self._show(now, force=True) + Effects(status=self.status())
 
     def resume_help(self, entries: Iterable[Entry]) -> None:
-        """After a restart: show again the hints and the computer's turn the journal holds
-        for the position in play, and the referee's word on hints."""
+        """After a restart: show again the hints, the computer's turn and the blunder the
+        journal holds for the position in play, and the referee's word on hints."""
         allowed = self.help.restore(self.game, entries)
         if allowed is not None:
-            self.referee_allows_hints = allowed
-
-    def _computer_says(self) -> str:
-        return self.help.computer_says(self.game)
-
-    def _as_computer_played(self, moves: tuple[Any, ...]) -> tuple[Any, ...] | None:
-        return self.help.as_computer_played(self.game, moves, self.capability)
+            self.coach.referee_allows = allowed
 
     def _refuse(self, result: Result, now: float) -> Effects:
         """A move on the board that is not the computer's turn: shown wrong, not taken."""
+        assert self.opponent is not None
         self.result = result
         self._refused = getattr(result, "cells", frozenset())
         moves = getattr(result, "moves", ())
         seen = " ".join(map(str, moves))
+        says = self.opponent.says(self.game, self.help)
         return self._show(now, force=True) + Effects(
-            log=(f"Not the computer's move ({seen}): put it back. {self._computer_says()}",),
+            log=(f"Not the computer's move ({seen}): put it back. {says}",),
             status=self.status())
 
     def _board_still_shows_last(self) -> str:
@@ -802,23 +645,12 @@ class Session:
                                 "play on.",)) + self._handle(result, now, wall)
         self.result = result
         self._refused = frozenset()
-        if self._computer_to_move():
-            shown = self.help.computer
-            if isinstance(result, Ambiguous) and shown is not None:
-                # The computer's turn is one of the readings: that is the one made.
-                theirs = [seq for seq in result.candidates
-                          if shown.expects(self.game.history, seq)]
-                if len(theirs) == 1:
-                    result = Accepted(theirs[0], result.cells)
-            if isinstance(result, Accepted) and (
-                    shown is None or not shown.expects(self.game.history, result.moves)):
-                same = self._as_computer_played(result.moves)
-                if same is None:
-                    return self._refuse(result, now)
-                result = replace(result, moves=same)
-        if (isinstance(result, Amended) and self.computer is not None
-                and self._window_player == self.computer.side):
-            return self._refuse(result, now)  # the computer's turn was made as shown
+        if self.opponent is not None:
+            judged = self.opponent.judge(result, self.game, self.help, self.capability,
+                                         self._window_player)
+            if judged is None:
+                return self._refuse(result, now)
+            result = judged
         if isinstance(result, Accepted):
             self._mismatch_recorded = False
             return self._accept(result.moves, result.cells, now, wall)
@@ -862,8 +694,8 @@ class Session:
             entries.append(ActionEntry(str(move), player, len(game.history), wall, now,
                                        clock_state))
             logs.append(f"{game.player_names[player]}: {move}")
-            if switched and (self.computer is None or player != self.computer.side):
-                reviews += self._review(*turn_before(game, player))
+            if switched and (self.opponent is None or not self.opponent.plays(player)):
+                reviews += self.coach.review(*turn_before(game, player), game)
         self.last_move = cells or frozenset(
             c for c, _ in change_between(before, game.view(self.capability)))
         self.result = Pending()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from tavola.games import Game, new_game
@@ -25,3 +26,19 @@ def place_all_without_mills(game: Game[Any]) -> None:
             if game.current_player != player:
                 break
             game.undo()
+
+
+def random_position(name: str, seed: int, actions: int) -> Game[Any]:
+    """``name`` after about ``actions`` random legal actions, at the start of a turn and
+    not over."""
+    rng = random.Random(seed)
+    game = new_game(name)
+    while len(game.history) < actions:
+        player = game.current_player
+        game.apply(rng.choice(game.legal_moves()))
+        if game.outcome() is not None:
+            game.undo()
+            break
+    while game.history and game.current_player == player and len(game.history) >= actions:
+        game.undo()  # back to the start of the turn in play
+    return game

@@ -222,13 +222,41 @@ class Reader:
 
 # --------------------------------------------------------------------------- discs
 class DiscReader(Reader):
-    """Morris and draughts: light and dark discs (a draughts king reads as its colour)."""
+    """Morris and draughts: light and dark discs (a draughts king reads as its colour).
+
+    The disc's middle is compared with the cell's own bare corners (the prototypes), and
+    these cues hold where that step shrinks: under a veil of reflected light on the
+    varnish, on a blown-out spot, or with glossy tops mirroring the room.
+
+    - a lamp's reflection on the varnish is a blob as white as a white man; where its
+      edge crosses a cell's middle, part of the middle is blown out and part is far
+      darker, the bare wood. A man's top is not cut so (a glossy top's highlight fades
+      into the man's own colour, not to the board's), so such a middle holds no man;
+
+    - men are grey or white while the board is coloured wood, so a man takes most of its
+      cell's colour away (a black man mirroring a light ceiling still does);
+    - a white man is as white as the markers' paper;
+    - a disc neither as white as paper nor clearly lighter than its cell is black (a
+      glossy black top mirroring the room reads as light as its cell, but not white);
+    - on a light board, a middle far darker than the bare cell is a black man, whatever
+      its colour (a lamp's reflection on its gloss tints it).
+    """
 
     height = 0.15  # a disc's top
     # The disc's middle minus the cell's bare corners, in Lab: the board reads (0, 0, 0)
     # whatever the light, a light or dark disc reads lighter or darker and greyer.
     DEFAULT: ClassVar[dict[str, tuple[float, float, float]]] = {}
     SPREAD: ClassVar[tuple[float, float, float]] = (9.0, 5.0, 5.0)
+    WOOD_CHROMA: ClassVar[float] = 5.0  # a bare cell at least this colourful shows the chroma cue
+    GREY = 0.45  # a disc's middle with at most this share of its cell's chroma is a man
+    WHITE = 86.0  # lightness (white-balanced: paper reads 92) a man above is white
+    WHITE_STEP: ClassVar[float] = 15.0  # ... when also this much lighter than its cell
+    NOT_WHITE = 87.0  # a disc read white but darker than this (a white man in a shadow
+    LIGHTER = 5.0  # may be) and not this much lighter than its cell is black
+    DARK_STEP: ClassVar[float] = 99.0  # a middle this much darker than its bare cell is black
+    BLOWN = 90.0  # a sector of the middle this light (white-balanced) is blown out ...
+    CUT = 15.0  # ... and when another is this much darker, a reflection's edge crosses it
+    CUT_BARE = 5.0  # ... if that one is no lighter than this above the bare cell (wood)
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -237,6 +265,7 @@ class DiscReader(Reader):
         b = self.blocks
         self._rim = b.ring(0.0, 0.3)
         self._bare = b.ring(0.58, 0.8) & b.corners(0.3)
+        self._sectors = b.sectors(0.05, 0.25, 8)
         self.kings = self.game == "draughts"
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
@@ -252,17 +281,58 @@ class DiscReader(Reader):
         return tops
 
     def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
-        tokens, confidence = self.prototypes.classify(self.features(planes[0]))
+        tokens, confidence = self._colours(planes[0])
         if not self.kings:
             return tokens, confidence
         # A king is two men stacked (BOARD.md: no printed crown), its top twice as high:
         # at a tilt it is seen away from a man's. Read the colour on both planes and keep
         # the surer reading. The rank is not read: the game knows which men are kings, and
         # a misread crown must never become a mismatch (docs/vision.md, "Kings").
-        high, sure = self.prototypes.classify(self.features(planes[1]))
+        high, sure = self._colours(planes[1], fill=False)
         for i in range(len(tokens)):
             if high[i] and sure[i] > confidence[i]:
                 tokens[i], confidence[i] = high[i], sure[i]
+        return tokens, confidence
+
+    def _colours(self, blocks: Float, fill: bool = True
+                 ) -> tuple[list[str], npt.NDArray[np.float64]]:
+        """Each cell's disc colour on one plane: the prototypes, then the cues. ``fill``:
+        also look for a man in the cells read as empty (the men's plane; on the kings'
+        plane the cues would find a man's shifted top as a cell of its own)."""
+        tokens, confidence = self.prototypes.classify(self.features(blocks))
+        middle, bare = _median(blocks, self._rim), _median(blocks, self._bare)
+        # How much of the cell's own colour the middle keeps: its colour along the bare
+        # cell's hue (a veil or a shadow shrinks the wood's colour but keeps its hue; a
+        # grey man, or a black one mirroring a bluish room, has none of it).
+        chroma_bare = np.hypot(bare[:, 1], bare[:, 2])
+        along = (middle[:, 1:] * bare[:, 1:]).sum(axis=1) / np.maximum(chroma_bare, 1e-6)
+        share = (np.maximum(along, 0) + 1) / (chroma_bare + 1)
+        grey = np.where(chroma_bare >= self.WOOD_CHROMA, (self.GREY - share) / 0.2, -1.0)
+        white = np.minimum(middle[:, 0] - self.WHITE, middle[:, 0] - bare[:, 0] - self.WHITE_STEP)
+        sectors = np.stack([np.median(blocks[:, m, 0], axis=1) for m in self._sectors], axis=1)
+        top, low = sectors.max(axis=1), sectors.min(axis=1)
+        cut = np.minimum.reduce([top - self.BLOWN, top - low - self.CUT,
+                                 bare[:, 0] + self.CUT_BARE - low])
+        for i, token in enumerate(tokens):
+            if cut[i] > 0:
+                tokens[i], confidence[i] = "", float(np.clip(cut[i] / 5, 0, 1))
+                continue
+            dimmer = min(self.NOT_WHITE - middle[i, 0], bare[i, 0] + self.LIGHTER - middle[i, 0])
+            if token == "W" and dimmer > 0:
+                tokens[i] = "B"
+                confidence[i] = min(float(confidence[i]), float(np.clip(dimmer / 5, 0, 1)))
+            if token or not fill:
+                continue
+            step = bare[i, 0] - middle[i, 0]
+            if step > self.DARK_STEP:  # darker than the board's own marks make a cell
+                tokens[i] = "B"
+                confidence[i] = float(np.clip((step - self.DARK_STEP) / 5, 0, 1))
+            elif white[i] > 0:  # white on a veiled square: lighter than any bare wood
+                tokens[i], confidence[i] = "W", float(np.clip(white[i] / 5, 0, 1))
+            elif grey[i] > 0:  # the square's colour is gone: a man stands there
+                light = middle[i, 0] - self.WHITE
+                tokens[i] = "W" if light > 0 else "B"
+                confidence[i] = float(min(np.clip(grey[i], 0, 1), np.clip(abs(light) / 5, 0, 1)))
         return tokens, confidence
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
@@ -281,45 +351,22 @@ class MorrisReader(DiscReader):
     game = "morris"
     DEFAULT: ClassVar[dict[str, tuple[float, float, float]]] = {
         "": (-1.5, -0.8, -1.3), "W": (27.0, -7.3, -15.0), "B": (-48.0, -4.3, -25.5)}
+    # The light board pales to a glare's white in places: the middle of a lamp's blob on
+    # a point is white and its corners keep some yellow (up to 8), as a white man's do.
+    WOOD_CHROMA = 9.0
+    # The lines and the dot at a point darken an empty point's middle by 15 at most.
+    DARK_STEP = 22.0
 
 
 class DraughtsReader(DiscReader):
-    """Draughts: men and kings on the dark squares.
-
-    Besides the disc's colour against its square, two cues that survive a veil of
-    reflected light on the varnish and glossy tops (which shrink every lightness step):
-    men are grey or white while the dark squares are warm wood, so a man takes most of
-    the square's colour away (a black man mirroring a light ceiling still does); and a
-    white man is as white as the markers' paper.
-    """
+    """Draughts: men and kings on the dark squares."""
 
     game = "draughts"
     DEFAULT: ClassVar[dict[str, tuple[float, float, float]]] = {
         "": (0.0, 1.6, 0.4), "W": (56.0, -12.6, -13.0), "B": (-18.0, -9.4, -23.0)}
-    WOOD_CHROMA = 5.0  # a bare dark square at least this colourful shows the chroma cue
-    GREY = 0.45  # a disc's middle with at most this share of its square's chroma is a man
-    WHITE = 86.0  # lightness (white-balanced: paper reads 92) a man above is white
-    WHITE_STEP = 15.0  # ... when also this much lighter than its square (a bare one: < 9)
-
-    def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
-        tokens, confidence = super().decide(planes)
-        blocks = planes[0]
-        middle, bare = _median(blocks, self._rim), _median(blocks, self._bare)
-        chroma_mid = np.hypot(middle[:, 1], middle[:, 2])
-        chroma_bare = np.hypot(bare[:, 1], bare[:, 2])
-        share = (chroma_mid + 1) / (chroma_bare + 1)
-        grey = np.where(chroma_bare >= self.WOOD_CHROMA, (self.GREY - share) / 0.2, -1.0)
-        white = np.minimum(middle[:, 0] - self.WHITE, middle[:, 0] - bare[:, 0] - self.WHITE_STEP)
-        for i, token in enumerate(tokens):
-            if token:
-                continue
-            if white[i] > 0:  # white on a veiled square: lighter than any bare wood
-                tokens[i], confidence[i] = "W", float(np.clip(white[i] / 5, 0, 1))
-            elif grey[i] > 0:  # the square's colour is gone: a man stands there
-                light = middle[i, 0] - self.WHITE
-                tokens[i] = "W" if light > 0 else "B"
-                confidence[i] = float(min(np.clip(grey[i], 0, 1), np.clip(abs(light) / 5, 0, 1)))
-        return tokens, confidence
+    # A dark square paled by a lamp's reflection reads as light as paper at most where
+    # its corners do; a white man on it is a little lighter still.
+    WHITE_STEP = 5.0
 
 
 # --------------------------------------------------------------------------- tessere

@@ -133,3 +133,67 @@ def test_without_the_web_a_hint_of_hidden_cards_is_refused_at_the_console(
         assert d.session.help.hint is None and not blue(d)
 
     run(daemon, ask)
+
+
+def journaled_help(path: Path) -> list[HintEntry]:
+    record = Journal(path).resume()
+    assert record is not None
+    return [e for e in record.entries if isinstance(e, HintEntry)]
+
+
+def test_a_restart_shows_the_computers_move_until_it_is_made(tmp_path: Path) -> None:
+    computer = {"game.opponent": "ai", "game.opponent_level": "beginner"}
+    first = daemon_for(tmp_path, **computer)
+
+    async def play(d: Daemon) -> None:
+        d.console_line("d2")
+        await until(lambda: d.session.help.computer is not None)
+
+    run(first, play)
+    shown, = journaled_help(tmp_path)
+    assert shown.kind == "computer" and shown.ply == 1
+    second = daemon_for(tmp_path, **computer)
+
+    async def make(d: Daemon) -> None:
+        assert d.session.help.computer is not None  # from the journal, at once
+        assert d.session.help.computer.text == " ".join(shown.moves)
+        assert f"the computer plays {shown.moves[0]}" in d.session.status()
+        assert blue(d) == {shown.moves[0]}  # a placement: its target lit blue
+        wrong = next(str(m) for m in d.session.game.legal_moves()
+                     if str(m) != shown.moves[0])
+        d.console_line(wrong)  # put on the (simulated) board: refused, shown wrong
+        await until(lambda: d.session.scene(0.0).error == {wrong})  # blinking red
+        assert len(d.session.game.history) == 1
+        d.console_line(f"lift {wrong}")  # taken back off the board
+        await until(lambda: not d.session.scene(0.0).error)
+        d.console_line(shown.moves[0])
+        await until(lambda: len(d.session.game.history) == 2)
+        assert str(d.session.game.history[-1]) == shown.moves[0]
+
+    run(second, make)
+    assert [e.kind for e in journaled_help(tmp_path)] == ["computer"]  # not asked again
+
+
+def test_a_restart_keeps_a_blunder_flashing(tmp_path: Path) -> None:
+    feedback = {"hints.feedback": "true", "hints.threshold": "50", "hints.nodes": "400"}
+    first = daemon_for(tmp_path, **feedback)
+
+    async def blunder(d: Daemon) -> None:
+        for ply, move in enumerate(("a1", "b2", "a4", "b4", "g7"), 1):  # g7: Black mills
+            d.console_line(move)
+            await until(lambda: len(d.session.game.history) == ply)  # noqa: B023
+        await until(lambda: d.session.help.review is not None
+                    and d.session.help.review.at == tuple(d.session.game.history))
+
+    run(first, blunder)
+    review = journaled_help(tmp_path)[-1]
+    assert (review.kind, review.ply, review.moves) == ("review", 4, ("a7", "xb2"))
+    assert review.played is not None and review.played < review.score
+    second = daemon_for(tmp_path, **feedback)
+
+    async def look(d: Daemon) -> None:
+        assert "blunder: White lost" in d.session.status()
+        assert "better was a7 xb2" in d.session.status()
+        assert d.session.scene(0.0).blunder == {"g7"}
+
+    run(second, look)

@@ -8,12 +8,12 @@ from typing import Any
 from tavola import ai
 from tavola.ai import ScoredTurn
 from tavola.feedback import BLUE, CYAN, GREEN, OFF, RED
-from tavola.games import Game, legal_turns, new_game
+from tavola.games import GAMES, Game, legal_turns, new_game
 from tavola.hardware.layout import Layout
 from tavola.hints import Answer, ComputerPlayer, HintSettings, answer, turn_cells
 from tavola.record import ActionEntry, HintEntry, Record, StartEntry, replay
 from tavola.session import Effects, Session, StartupError
-from tests.positions import morris_moving_phase
+from tests.positions import morris_moving_phase, random_position
 
 MORRIS = Layout.for_game("morris")
 FAST = HintSettings(nodes=400, seconds=None)
@@ -412,3 +412,129 @@ def test_a_blunder_in_a_hidden_hand_game_does_not_name_the_better_card() -> None
     assert entry.kind == "review" and entry.moves == (str(better),)  # for the arbiter
     assert "lost 5.0" in s.status() and str(better) not in s.status()
     assert all(str(better) not in line for line in out.log)
+
+
+def resumed_from(s: Session, journaled: list[Any], **kw: Any) -> Session:
+    """A new session on the game ``s`` journaled (``journaled``: every entry written since
+    the start), as the daemon builds it after a restart: replayed, then its help put back."""
+    header = StartEntry.of(new_game(s.game.name), game_id="g", wall=0.0)
+    record = Record.of([header, *journaled])
+    resumed = session(replay(record).game, **kw)
+    resumed.resume_help(record.entries)
+    return resumed
+
+
+def played(s: Session, fx: Effects, journaled: list[Any]) -> Effects:
+    """Keep what ``fx`` journals (the daemon writes it) and commit it."""
+    journaled += fx.journal
+    s.commit()
+    return fx
+
+
+REVIEWING = HintSettings(nodes=400, seconds=None, feedback=True, threshold=50)
+
+
+def test_a_blunder_still_flashes_after_a_restart_until_the_next_move() -> None:
+    game = mill_threat()
+    s = session(game.copy(), hinting=REVIEWING)
+    journaled: list[Any] = [ActionEntry(str(m), i % 2, i + 1, 0.0, 0.0)
+                            for i, m in enumerate(game.history)]
+    s.start(0.0, 0.0)
+    played(s, see(s, reading(s.game, g7="#"), 1.0), journaled)  # the blunder
+    before = s.status()
+    resumed = resumed_from(s, journaled, hinting=REVIEWING)
+    resumed.start(5.0, 5.0)
+    assert "blunder: White lost" in resumed.status() and "better was a7 xb2" in resumed.status()
+    assert before.split(", blunder: ")[1] == resumed.status().split(", blunder: ")[1]
+    led = MORRIS.led_of("g7")
+    assert [resumed.frame(t)[led] for t in (0.0, 0.2, 0.35, 0.6)] == [GREEN, OFF, GREEN, OFF]
+    played(resumed, see(resumed, reading(resumed.game, b6="#"), 6.0), journaled)  # Black
+    assert "blunder" not in resumed.status()
+    again = resumed_from(resumed, journaled, hinting=REVIEWING)
+    again.start(9.0, 9.0)
+    assert "blunder" not in again.status()
+    assert len({again.frame(t)[led] for t in (0.0, 0.2, 0.35, 0.6)}) == 1  # no blinking
+
+
+def test_the_computers_move_is_shown_again_after_a_restart_until_it_is_made() -> None:
+    game = mill_threat()
+    computer = ComputerPlayer(side=0, level="strongest", nodes=400)
+    s = session(game.copy(), computer=computer)
+    journaled: list[Any] = [ActionEntry(str(m), i % 2, i + 1, 0.0, 0.0)
+                            for i, m in enumerate(game.history)]
+    played(s, answered(s, s.start(0.0, 0.0), 0.0), journaled)
+    resumed = resumed_from(s, journaled, computer=computer)
+    assert resumed.start(2.0, 2.0).searches == ()  # known: not asked again
+    assert lit(resumed, BLUE) == {"a7"} and lit(resumed, RED) == {"b2"}
+    assert "the computer plays a7 xb2" in resumed.status()
+    played(resumed, see(resumed, reading(resumed.game, a7="#"), 3.0), journaled)  # the mill
+    midway = resumed_from(resumed, journaled, computer=computer)
+    assert midway.start(6.0, 6.0).searches == ()
+    assert lit(midway, RED) == {"b2"} and lit(midway, BLUE) == set()
+    fx = see(midway, reading(midway.game, c4="#"), 7.0)  # not the removal shown
+    assert not any(isinstance(e, ActionEntry) for e in fx.journal)
+    played(midway, see(midway, reading(midway.game), 9.0), journaled)  # put back
+    played(midway, see(midway, reading(midway.game, b2=""), 11.0), journaled)
+    assert [str(m) for m in midway.game.history[-2:]] == ["a7", "xb2"]
+    done = resumed_from(midway, journaled, computer=computer)
+    assert lit(done, RED) == set() and lit(done, BLUE) == set()
+
+
+def test_a_review_journaled_before_the_played_score_was_kept_is_not_shown_again() -> None:
+    game = mill_threat()
+    s = session(game.copy(), hinting=REVIEWING)
+    journaled: list[Any] = [ActionEntry(str(m), i % 2, i + 1, 0.0, 0.0)
+                            for i, m in enumerate(game.history)]
+    s.start(0.0, 0.0)
+    played(s, see(s, reading(s.game, g7="#"), 1.0), journaled)
+    review = journaled[-1]
+    assert isinstance(review, HintEntry) and review.kind == "review"
+    line = review.to_json()
+    assert HintEntry.from_json(line) == review  # the played score round-trips
+    del line["played"]  # a record of an older version
+    journaled[-1] = HintEntry.from_json(line)
+    resumed = resumed_from(s, journaled, hinting=REVIEWING)
+    resumed.start(5.0, 5.0)
+    assert "blunder" not in resumed.status() and resumed.scene(5.0).blunder == frozenset()
+
+
+def test_every_hint_is_legal_in_random_positions_of_every_game() -> None:
+    for name in GAMES:
+        layout = Layout.for_game(name)
+        for seed in range(8):
+            game = random_position(name, seed, 3 + 5 * seed)
+            s = Session(game.copy(), layout, "identity", cells=layout.cells, settle=0.25,
+                        grace=1.5, hinting=HintSettings(nodes=150, seconds=None, per_turn=2),
+                        seat_pages=True)
+            s.start(0.0, 0.0)
+            for rank in (1, 2):
+                fx = answered(s, s.command("hint", 1.0, 1.0), 1.0)
+                entry, = hints_of(fx)
+                assert (entry.rank, entry.ply) == (rank, len(game.history)), (name, seed)
+                work = game.copy()
+                for text in entry.moves:
+                    work.apply(work.parse_move(text))  # raises if the hint is not legal
+                if game.hidden_information:  # on the seat page of the player to move only
+                    assert s.seat_hint(game.current_player) is not None
+                else:
+                    assert f"hint: {s.help.hint.text if s.help.hint else '?'}" in s.status()
+
+
+def test_the_gesture_and_the_hint_cell_ask_nothing_under_the_arbiter_unless_allowed() -> None:
+    board = reading(mill_threat())
+    gesture = ((1.0, reading(mill_threat(), a1="")), (1.2, board),
+               (1.4, reading(mill_threat(), a1="")), (1.6, board))
+    s = session(mill_threat(), policy="arbiter")
+    s.start(0.0, 0.0)
+    assert not any(s.on_snapshot(cells, t, t).searches for t, cells in gesture)
+    s.allow_hints(True, 2.0)
+    assert [bool(s.on_snapshot(cells, t + 2, t + 2).searches)
+            for t, cells in gesture] == [False, False, False, True]
+    cell = Session(mill_threat(), _WithHintCell(), "occupancy", cells=MORRIS.cells,
+                   settle=0.25, grace=1.5, policy="arbiter",
+                   hinting=HintSettings(nodes=300, seconds=None, cell="z9"))
+    cell.start(0.0, 0.0)
+    assert not cell.on_snapshot({**board, "z9": "#"}, 1.0, 1.0).searches
+    cell.on_snapshot(board, 1.5, 1.5)
+    cell.allow_hints(True, 2.0)
+    assert cell.on_snapshot({**board, "z9": "#"}, 2.5, 2.5).searches
