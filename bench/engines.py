@@ -35,6 +35,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tavola.games import GAMES, new_game, perft
@@ -263,6 +264,66 @@ def references() -> tuple[list[Reference], list[str]]:
     return refs, notes
 
 
+# ----------------------------------------------------------------------------- quinque
+QUINQUE_GAMES = 6  # random games per engine and round, played alternately
+
+
+def quinque_versus_oracle(rounds: int) -> None:
+    """Print Quinque's speed against its own engine as issue 13 found it
+    (``tests/games/quinque_oracle.py``, which rebuilt the whole geometry for every new
+    cluster): random playouts (the loop of ``playout_rate``) and perft depth 3, in CPU
+    time, one game or perft of each engine in turn, so that the machine's load hits both
+    alike; each round's ratio is ours / theirs."""
+    root = str(Path(__file__).resolve().parents[1])
+    if root not in sys.path:
+        sys.path.insert(0, root)  # the oracle lives with the tests
+    from tests.games.quinque_oracle import OracleQuinque
+
+    def playout(game: Any, rng: random.Random) -> int:
+        actions = 0
+        for _ in range(PLY_CAP):
+            moves = game.legal_moves()
+            if not moves:
+                break
+            game.apply(rng.choice(moves))
+            actions += 1
+        return actions
+
+    def cpu(run: Callable[[], int]) -> tuple[int, float]:
+        start = time.process_time()
+        n = run()
+        return n, time.process_time() - start
+
+    ours_leaves = perft(new_game("quinque"), 3)
+    their_leaves = perft(OracleQuinque(), 3)
+    same = "identical" if ours_leaves == their_leaves else "DIFFERENT: not comparable"
+    mine_p, theirs_p, mine_t, theirs_t = [], [], [], []
+    for r in range(rounds):
+        counts = [0, 0]
+        seconds = [0.0, 0.0]
+        for g in range(QUINQUE_GAMES):
+            seed = r * 1000 + g
+            makers: tuple[Callable[[], Any], ...] = (lambda: new_game("quinque"), OracleQuinque)
+            for side, make in enumerate(makers):
+                n, t = cpu(functools.partial(playout, make(), random.Random(seed)))
+                counts[side] += n
+                seconds[side] += t
+        mine_p.append(counts[0] / seconds[0])
+        theirs_p.append(counts[1] / seconds[1])
+        n, t = cpu(lambda: perft(new_game("quinque"), 3))
+        mine_t.append(n / t)
+        n, t = cpu(lambda: perft(OracleQuinque(), 3))
+        theirs_t.append(n / t)
+    ratio_p = Spread.of([a / b for a, b in zip(mine_p, theirs_p, strict=True)])
+    ratio_t = Spread.of([a / b for a, b in zip(mine_t, theirs_t, strict=True)])
+    print("\nquinque vs its engine of issue 13 (tests/games/quinque_oracle.py), CPU time")
+    print(f"  playouts actions/s: ours {Spread.of(mine_p)}, theirs {Spread.of(theirs_p)};"
+          f" ratio {ratio_p.ratio()}")
+    print(f"  perft d3 leaves/s: ours {Spread.of(mine_t)}, theirs {Spread.of(theirs_t)};"
+          f" ratio {ratio_t.ratio()}")
+    print(f"  perft d3 leaves: ours {ours_leaves:,}, theirs {their_leaves:,} ({same})")
+
+
 def compare(ref: Reference, rounds: int) -> None:
     """Print one reference's playout and perft figures and ratios, round by round paired."""
     ours_leaves = perft(new_game(ref.game, **ref.params), ref.depth)
@@ -320,6 +381,8 @@ def main() -> None:
     for ref in refs:
         if not args.games or ref.game in args.games:
             compare(ref, rounds)
+    if not args.games or "quinque" in args.games:
+        quinque_versus_oracle(rounds)
 
 
 if __name__ == "__main__":

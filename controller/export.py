@@ -10,7 +10,8 @@ token: ``d2``, ``a1-a4``, ``f2-f4xd5``), and our own PGN-like notation for the o
 - the referee's entries where they happened (corrections, clock changes, results):
   ``{Referee 14:31:05 UTC referee@192.168.1.9: clock +30 s Black (phone rang)}``, the
   timeouts, and the help the board gave: ``{White asked, hint 1: a7 xb2}``, ``{White:
-  blunder, better a7 xb2}`` (the computer opponent's moves are the moves themselves).
+  blunder (2.5 men worse), better a7 xb2}`` (what the move cost, where the record keeps
+  it; the computer opponent's moves are the moves themselves).
 
 The moves are the final line: takebacks and corrections removed.
 """
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from tavola.ai.evaluation import KNOWLEDGE, WIN
 from tavola.games import game_class
 from tavola.record import (
     ActionEntry,
@@ -156,7 +158,8 @@ def turns_of(record: Record) -> tuple[list[str], list[Turn]]:
             who = names[entry.player] if entry.player < len(names) else str(entry.player)
             shown = " ".join(entry.moves)
             notes.append((len(line), f"{who} asked, hint {entry.rank}: {shown}"
-                          if entry.kind == "hint" else f"{who}: blunder, better {shown}"))
+                          if entry.kind == "hint" else
+                          f"{who}: blunder{_cost(entry, record.header.game)}, better {shown}"))
     turns: list[Turn] = []
     ends: list[int] = []  # the line's length after each turn
     for index, (player, text, clock) in enumerate(line):
@@ -176,6 +179,18 @@ def turns_of(record: Record) -> tuple[list[str], list[Turn]]:
             turn = next(n for n, end in enumerate(ends) if end >= at)
             turns[turn].notes.append(text)
     return lead, turns
+
+
+def _cost(review: HintEntry, game: str) -> str:
+    """What a blunder cost, as the review kept it (nothing in records from before)."""
+    if review.played is None:
+        return ""
+    if review.score > WIN // 2 >= review.played:
+        return " (a won position thrown away)"
+    known = KNOWLEDGE.get(game)
+    if known is not None and known.hidden:  # sampled games score chances in per mille
+        return f" ({(review.score - review.played) / 10:.0f} % less likely to win)"
+    return f" ({(review.score - review.played) / 100:.1f} men worse)"
 
 
 def referee_note(entry: RefereeEntry) -> str:

@@ -109,9 +109,9 @@ def cell_colours(scene: Scene, now: float) -> dict[str, RGB]:
             colours[cell] = colour
 
     # Least important first; later layers overwrite.
-    paint(scene.hint, BLUE)
     paint(scene.last_move, GREEN)
     paint(scene.blunder, GREEN if double_flash_on(now) else OFF)
+    paint(scene.hint, BLUE)  # asked for: over the last move (a capture of the piece moved)
     paint(scene.computer_to, BLUE)
     paint(scene.computer_removes, RED)
     paint(scene.computer_from, CYAN if on else OFF)

@@ -102,13 +102,22 @@ class ComputerOpponent:
         """The reading ``result`` as the computer's turn allows it: an ambiguity one of
         whose readings is its turn becomes that turn, a turn the board cannot tell from
         its own is its own; None when the board shows another move for the computer's side
-        (or corrects a turn of the computer's, made as shown): refused."""
+        (an ambiguity none of whose readings is its turn too; or a correction of a turn of
+        the computer's, made as shown): refused."""
         if self.to_move(game):
             shown = help.computer
-            if isinstance(result, Ambiguous) and shown is not None:
-                theirs = [seq for seq in result.candidates if shown.expects(game.history, seq)]
+            if isinstance(result, Ambiguous):
+                theirs = [seq for seq in result.candidates
+                          if shown is not None and shown.expects(game.history, seq)]
                 if len(theirs) == 1:
                     result = Accepted(theirs[0], result.cells)
+                elif not theirs:  # asking which it was would take a move not its own
+                    alike = {turn for seq in result.candidates
+                             if (turn := help.as_computer_played(game, seq, capability))}
+                    if not alike:
+                        return None
+                    if len(alike) == 1:
+                        result = Accepted(alike.pop(), result.cells)
             if isinstance(result, Accepted) and (
                     shown is None or not shown.expects(game.history, result.moves)):
                 same = help.as_computer_played(game, result.moves, capability)

@@ -180,7 +180,8 @@ class Session:
         trays = frozenset(getattr(layout, "sensed", ())) - set(self.cells)
         self.inference = Inference(self.capability, settle=settle, grace=grace, ignore=trays)
         self.result: Result = Pending()
-        self.last_move: frozenset[str] = frozenset()
+        # A game resumed after a restart shows its last action again, as before.
+        self.last_move: frozenset[str] = last_action_cells(game, self.capability)
         self.disconnected: str | None = None
         self.flags = [0] * game.num_players
         self._mismatch_recorded = False
@@ -982,3 +983,14 @@ class Session:
 def _minutes(seconds: float) -> str:
     whole = int(seconds + 0.999)  # a clock shows 0:00 only when the time is out
     return f"{whole // 60}:{whole % 60:02d}"
+
+
+def last_action_cells(game: Game[Any], capability: Capability) -> frozenset[str]:
+    """The cells ``game``'s last action changed, as ``capability`` sees them (none before
+    the first action)."""
+    if not game.history:
+        return frozenset()
+    before = game.copy()
+    before.undo()
+    return frozenset(c for c, _ in change_between(before.view(capability),
+                                                  game.view(capability)))

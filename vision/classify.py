@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from .detect import BoardTracker, Fix, Image, camera_matrix, warp_area
 from .geometry import BoardGeometry, geometry_for
-from .light import Float, lab, white_balance
+from .light import PAPER, Float, lab, white_balance
 from .pieces import ChipReader, DraughtsReader, MorrisReader, QuixoReader, Reader, TessereReader
 from .tiles import QuinqueReader
 
@@ -52,6 +52,10 @@ RIM_PX = 8  # pixels per cell of the rim images
 RIM_INNER = {"": 0.3, "quixo": 0.8, "sequence-kids": 0.15}  # cells out from the area
 RIM_WIDTH = 0.6  # cells
 RIM_STEP = 10.0  # a single picture: a segment this far from its neighbours is an arm
+RIM_HUE = 18.0  # ... and two segments this far (chroma, Lab) off the wood's hue are a sleeve
+VEIL_HUE = 2.0  # a segment this close to the wood's hue, lighter and paler, is a reflection
+VEIL_LIFT = 5.0  # ... lighter than the wood by this much (a step at a hand's edge is not)
+VEIL_LIGHT = 2.0  # ... if at most this darker than a veil of white would make the wood
 RIM_CLEAN = 5.0  # ... and below this the picture's rim is clean enough to learn from
 RIM_CHANGE = 6.0  # with a reference: a segment changed this much is a hand
 RIM_ADOPT = 45  # frames a still change of the rim must last to become the reference
@@ -231,7 +235,10 @@ class Recogniser:
         With a reference of the bare rim (from the calibration, or learned from the first
         clean frames), any segment that changed is a hand. Without one (a single picture),
         a segment that differs from its neighbours along the rim is (a step of colour where
-        the arm crosses; wood grain, light gradients and soft shadows change gently).
+        the arm crosses; wood grain, light gradients and soft shadows change gently), unless
+        it is the wood under a lamp's reflection (a step too, but of the wood's hue, paler
+        and lighter); and so is a stretch of rim off the wood's hue, however long (a sleeve
+        along a whole side has no step but at its ends, and those may be off the rim).
         """
         segments = self.rim(image, fix)
         still = self._last_rim is not None and self._last_rim.shape == segments.shape and (
@@ -239,11 +246,12 @@ class Recogniser:
         self._still = self._still + 1 if still else 0
         self._last_rim = segments
         if self.rim_reference is None or self.rim_reference.shape != segments.shape:
-            alone = _rim_steps(segments, self.rim_sides)
-            if alone < RIM_CLEAN or self._still >= RIM_ADOPT:
+            off_hue, veiled = _off_hue(segments)
+            alone = _rim_steps(segments, self.rim_sides, skip=veiled)
+            if (alone < RIM_CLEAN and off_hue < RIM_HUE) or self._still >= RIM_ADOPT:
                 self.rim_reference = segments
                 return False
-            return alone > RIM_STEP
+            return alone > RIM_STEP or off_hue > RIM_HUE
         change = float(np.max(_delta(segments - self.rim_reference)))
         if change < RIM_CHANGE:
             # Follow slow changes of the light over the bare rim.
@@ -269,13 +277,47 @@ def _delta(diff: Float) -> npt.NDArray[np.float32]:
     return np.asarray(np.linalg.norm(diff * weights, axis=-1), np.float32)
 
 
-def _rim_steps(segments: Float, sides: list[int], window: int = 5) -> float:
-    """The largest difference of a rim segment from the median of its neighbours."""
+_WHITE = float(lab(np.array([[PAPER]], np.float32))[0, 0, 0])  # the paper's lightness
+
+
+def _off_hue(segments: Float) -> tuple[float, npt.NDArray[np.bool_]]:
+    """(how far the rim's second most off-hue segment is from the wood's hue, which
+    segments are the wood veiled by a reflection), from white-balanced Lab segments.
+
+    The wood's colour (a, b) is the median of the segments not washed out. Light and shade
+    move a segment's colour along the line from white to the wood's (a veil of white
+    light makes it paler, a shadow darker): what is off that line is something else on the
+    rim. Two segments are asked for, so one odd segment (a knot, a chip's edge) is not.
+    """
+    light, ab = segments[:, 0], segments[:, 1:]
+    chroma = np.linalg.norm(ab, axis=1)
+    bare = chroma >= 0.5 * np.median(chroma)
+    wood, wood_light = np.median(ab[bare], axis=0), float(np.median(light[bare]))
+    along = ab @ wood / max(float(wood @ wood), 1.0)
+    off = np.linalg.norm(ab - along[:, None] * wood, axis=1)
+    # A veil of white light mixes white (a blown-out glare reads as light as the markers'
+    # paper) into the wood: the share of the wood's chroma that is left says how light it
+    # is at least (mixed in linear light, it is lighter than mixed in Lab). A pale hand or
+    # sleeve of the wood's hue is darker than that.
+    veil_light = wood_light + (1 - np.clip(along, 0, 1)) * (_WHITE - wood_light)
+    veiled: npt.NDArray[np.bool_] = ((light > wood_light + VEIL_LIFT) & (off < VEIL_HUE)
+                                     & (along < 1)
+                                     & (light > veil_light - VEIL_LIGHT))
+    return float(np.sort(off)[-2]) if len(off) > 1 else 0.0, veiled
+
+
+def _rim_steps(segments: Float, sides: list[int], window: int = 5,
+               skip: npt.NDArray[np.bool_] | None = None) -> float:
+    """The largest difference of a rim segment (but those in ``skip``) from the median of
+    its neighbours."""
     worst, start = 0.0, 0
     for n in sides:
         side = segments[start:start + n]
+        first = start
         start += n
         for i in range(n):
+            if skip is not None and skip[first + i]:
+                continue
             near = side[max(0, i - window): i + window + 1]
             worst = max(worst, float(_delta(side[i] - np.median(near, axis=0))))
     return worst

@@ -16,6 +16,7 @@ top-down image, ``px`` pixels per cell, for the classifiers.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -123,50 +124,167 @@ def find_markers(
     scale = 1.0
     if detect_side and max(height, width) > detect_side:
         scale = detect_side / max(height, width)
-    found = _detect(grey, scale)
+    found, candidates = _detect(grey, scale)
     if len(found) < len(MARKER_IDS) and scale < 1.0:
-        again = _detect(grey, 1.0)
+        again, candidates = _detect(grey, 1.0)
         if len(again) > len(found):
             found = again
     refined = {m: _refine(grey, c) for m, c in found.items()}
     if geometry is not None and 2 <= len(refined) < len(MARKER_IDS):
         refined.update(_complete(image, grey, geometry, refined))
+    if geometry is not None and len(refined) < MIN_MARKERS:
+        refined.update(_by_layout(image, grey, geometry, refined, candidates))
     return refined
+
+
+def _inside(grey: Image, pts: npt.NDArray[np.float64], margin: float = 0.0) -> (
+        npt.NDArray[np.bool_]):
+    """Which points lie in the frame, ``margin`` pixels from its edges."""
+    limit = np.array([grey.shape[1], grey.shape[0]], np.float64) - 1 - margin
+    inside: npt.NDArray[np.bool_] = np.all((pts >= margin) & (pts <= limit), axis=1)
+    return inside
 
 
 def _complete(image: Image, grey: Image, geometry: BoardGeometry,
               found: Mapping[int, Corners]) -> dict[int, Corners]:
-    """Markers predicted from those found, refined, and kept if their patches match."""
+    """Markers predicted from those found, refined, and kept if their patches match.
+
+    A marker cut by the frame's edge (a camera close to the board) is kept if the part
+    in the frame matches; its corners outside the frame are NaN (not measured).
+    """
     src = np.array([geometry.marker(m) for m in found], np.float64).reshape(-1, 2)
     dst = np.array([found[m] for m in found], np.float64).reshape(-1, 2)
-    h, _ = cv2.findHomography(src, dst, 0)
+    keep = np.all(np.isfinite(dst), axis=1)
+    h, _ = cv2.findHomography(src[keep], dst[keep], 0)
     if h is None:
         return {}
     extra: dict[int, Corners] = {}
     for m in MARKER_IDS:
         if m in found:
             continue
-        guess = _project(h, geometry.marker(m)).astype(np.float32)
-        if not np.all((guess >= 0) & (guess < np.array([grey.shape[1], grey.shape[0]]))):
+        guess = _project(h, geometry.marker(m))
+        side = _perimeter(guess.astype(np.float32)) / 4
+        inside = _inside(grey, guess, margin=side / MODULES)
+        if not np.any(inside):
             continue
-        corners = _refine(grey, guess)
+        limit = np.array([grey.shape[1] - 1, grey.shape[0] - 1], np.float64)
+        corners = np.clip(guess, 0, limit).astype(np.float32)
+        corners[inside] = _refine(grey, corners, reach=1.25)[inside]
+        corners[~inside] = np.nan
         patch_h, _ = cv2.findHomography(
-            np.vstack([src, np.array(geometry.marker(m))]), np.vstack([dst, corners]), 0)
+            np.vstack([src[keep], np.array(geometry.marker(m))[inside]]),
+            np.vstack([dst[keep], corners[inside]]), 0)
         if patch_h is not None and inspect_marker(
                 image, np.asarray(patch_h, np.float64), geometry, m)[0] >= MATCH:
             extra[m] = corners
     return extra
 
 
-def _detect(grey: Image, scale: float) -> dict[int, Corners]:
+LAYOUT_SQUARES = 12  # the largest undecoded squares tried as markers
+LAYOUT_SIZES = 2.5  # the largest of four markers' sides over the smallest, at most
+
+
+def _by_layout(image: Image, grey: Image, geometry: BoardGeometry,
+               found: Mapping[int, Corners], candidates: Sequence[Corners]) -> (
+        dict[int, Corners]):
+    """Markers too small or blurred to decode (a Quinque table seen from afar: two
+    pixels per module), told apart by where they lie.
+
+    The detector still finds their black squares, but not their bits. The squares, with
+    any markers decoded, are tried four at a time as the board's four corners in their
+    clockwise order (a camera does not mirror), each of the four ways round; the fit
+    whose four patches all match their patterns best is kept (the whole pattern of each
+    marker is compared, so a wrong assignment or a stray square scores low). Squares of
+    very different sizes are not tried together, and a way round whose first patch does
+    not match is dropped at once: a chequered board's many squares stay cheap.
+    """
+    fixed = [(m, c) for m, c in found.items() if np.all(np.isfinite(c))]
+    squares = sorted((c for c in candidates if _perimeter(c) > 4 * MODULES * 1.5),
+                     key=_perimeter, reverse=True)[:LAYOUT_SQUARES]
+    board = np.array([np.mean(geometry.marker(m), axis=0) for m in MARKER_IDS], np.float64)
+    # A marker's side over the mean distance between neighbouring markers' middles.
+    expected = MARKER_SIDE / float(np.linalg.norm(board - np.roll(board, 1, axis=0),
+                                                  axis=1).mean())
+    best: tuple[float, dict[int, Corners]] = (0.0, {})
+    for extra in itertools.combinations(squares, len(MARKER_IDS) - len(fixed)):
+        quads = [c for _, c in fixed] + list(extra)
+        sides = [_perimeter(c) for c in quads]
+        if max(sides) > LAYOUT_SIZES * min(sides):
+            continue
+        centres = np.array([c.mean(axis=0) for c in quads], np.float64)
+        middle = centres.mean(axis=0)
+        order = np.argsort(np.arctan2(centres[:, 1] - middle[1], centres[:, 0] - middle[0]))
+        ring = centres[order]
+        apart = float(np.linalg.norm(ring - np.roll(ring, 1, axis=0), axis=1).mean())
+        if not 0.5 < np.mean(sides) / 4 / apart / expected < 2.0:  # not the markers' size
+            continue
+        for turn in range(len(MARKER_IDS)):
+            # Marker m on the square order[(m + turn) % 4] (clockwise in the image, y down).
+            at = [int(order[(m + turn) % 4]) for m in MARKER_IDS]
+            if any(k < len(fixed) and fixed[k][0] != m
+                   for m, k in zip(MARKER_IDS, at, strict=True)):
+                continue  # a decoded marker keeps its id
+            scored = _layout_fit(image, grey, geometry, board, [quads[k] for k in at],
+                                 centres[at])
+            if scored is not None and scored[0] > best[0]:
+                best = scored
+    return {m: c for m, c in best[1].items() if m not in found}
+
+
+def _layout_fit(image: Image, grey: Image, geometry: BoardGeometry,
+                board: npt.NDArray[np.float64], quads: Sequence[Corners],
+                centres: npt.NDArray[np.float64]) -> tuple[float, dict[int, Corners]] | None:
+    """(sum of the patch scores, corners) of the four squares taken as markers 0-3, or
+    None when they do not fit the board."""
+    at, _ = cv2.findHomography(board, centres, 0)
+    if at is None:
+        return None
+    where = _project(at, np.array([geometry.marker(m) for m in MARKER_IDS]).reshape(-1, 2))
+    corners: dict[int, Corners] = {}
+    for m, quad in zip(MARKER_IDS, quads, strict=True):
+        turned = _turned(quad, where[4 * m:4 * m + 4])
+        if turned is None:
+            return None
+        corners[m] = turned
+    rough, _ = _fit(geometry, corners, MARKER_IDS)
+    for m in MARKER_IDS:  # a cheap first look, on the squares' corners as found
+        if inspect_marker(image, rough, geometry, m)[0] < MATCH / 2:
+            return None
+    refined = {m: _refine(grey, c) for m, c in corners.items()}
+    h, _ = _fit(geometry, refined, MARKER_IDS)
+    scores = [inspect_marker(image, h, geometry, m)[0] for m in MARKER_IDS]
+    if min(scores) < MATCH:
+        return None
+    return sum(scores), refined
+
+
+def _turned(quad: Corners, where: npt.NDArray[np.float64]) -> Corners | None:
+    """The square's corners in the order of the predicted ones ``where``; None if the
+    square is not where, or not the size, the other squares say the marker is."""
+    side = _perimeter(where.astype(np.float32)) / 4
+    k = np.arange(4)
+    turns = (k[:, None] + k[None, :]) % 4  # the four ways round, and mirrored
+    ways = np.concatenate([quad[turns], quad[::-1][turns]])
+    errors = np.sqrt(((ways - where) ** 2).sum(axis=2)).max(axis=1)
+    best = int(np.argmin(errors))
+    if errors[best] > 0.3 * side:
+        return None
+    out: Corners = ways[best].astype(np.float32)
+    return out
+
+
+def _detect(grey: Image, scale: float) -> tuple[dict[int, Corners], list[Corners]]:
+    """The board markers decoded at this scale, and the squares found but not decoded."""
     small = grey
     if scale < 1.0:
         size = (round(grey.shape[1] * scale), round(grey.shape[0] * scale))
         small = np.asarray(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), np.uint8)
-    corners, ids, _ = _DETECTOR.detectMarkers(small)
+    corners, ids, rejected = _DETECTOR.detectMarkers(small)
     found: dict[int, Corners] = {}
+    squares = [((np.asarray(q, np.float32).reshape(4, 2) + 0.5) / scale - 0.5).astype(np.float32)
+               for q in rejected]
     if ids is None:
-        return found
+        return found, squares
     for quad, marker in zip(corners, ids.ravel(), strict=True):
         m = int(marker)
         if m not in MARKER_IDS:
@@ -176,16 +294,19 @@ def _detect(grey: Image, scale: float) -> dict[int, Corners]:
         pts = (pts + 0.5) / scale - 0.5
         if m not in found or _perimeter(pts) > _perimeter(found[m]):
             found[m] = pts.astype(np.float32)
-    return found
+    return found, squares
 
 
 def _perimeter(pts: Corners) -> float:
     return float(np.sum(np.linalg.norm(pts - np.roll(pts, 1, axis=0), axis=1)))
 
 
-def _refine(grey: Image, pts: Corners) -> Corners:
+def _refine(grey: Image, pts: Corners, reach: float = 2.5) -> Corners:
+    """Corners to sub-pixel precision, each searched within a window of the marker's
+    side / (``reach`` x modules) around it (a corner predicted, not detected, may be
+    further off: a smaller ``reach``)."""
     side = _perimeter(pts) / 4
-    win = int(max(2, min(10, side / (MODULES * 2.5))))
+    win = int(max(2, min(10, side / (MODULES * reach))))
     refined = pts.reshape(-1, 1, 2).copy()
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, 30, 0.01)
     cv2.cornerSubPix(grey, refined, (win, win), (-1, -1), criteria)
@@ -222,7 +343,9 @@ def _fit(geometry: BoardGeometry, corners: Mapping[int, Corners], use: Sequence[
     """The least-squares homography of these markers' corners, and its worst error."""
     src = np.array([geometry.marker(m) for m in use], np.float64).reshape(-1, 2)
     dst = np.array([corners[m] for m in use], np.float64).reshape(-1, 2)
-    h, _ = cv2.findHomography(src, dst, 0)
+    seen = np.all(np.isfinite(dst), axis=1)  # a corner outside the frame is NaN
+    src, dst = src[seen], dst[seen]
+    h, _ = cv2.findHomography(src, dst, 0) if len(dst) >= 4 else (None, None)
     if h is None:
         raise MarkersNotFoundError([m for m in MARKER_IDS if m not in use])
     error = float(np.linalg.norm(_project(h, src) - dst, axis=1).max()) / _size_factor(dst)
@@ -321,13 +444,30 @@ def inspect_marker(
     and the colour (BGR) of its white paper, for white balance."""
     modules = _modules(_marker_patch(image, homography, geometry, marker))
     grey = modules.mean(axis=1) if modules.shape[1] > 1 else modules[:, 0]
-    light = _PATTERNS[marker] > 0
+    pattern = _PATTERNS[marker]
+    inside = _inside(image, _project(homography, _module_centres(geometry, marker)), 1.0)
+    if not np.all(inside):  # a marker cut by the frame's edge: judge the part in it
+        if np.mean(inside) < 0.5:
+            return 0.0, (0.0, 0.0, 0.0)
+        modules, grey, pattern = modules[inside], grey[inside], pattern[inside]
+    light = pattern > 0
     paper = np.median(modules[light], axis=0) if modules.shape[1] == 3 else np.repeat(
         np.median(grey[light]), 3)
     colour = (float(paper[0]), float(paper[1]), float(paper[2]))
     if float(grey.std()) < 8:  # a flat patch: covered, or nothing there
         return 0.0, colour
-    return float(np.corrcoef(grey, _PATTERNS[marker])[0, 1]), colour
+    return float(np.corrcoef(grey, pattern)[0, 1]), colour
+
+
+def _module_centres(geometry: BoardGeometry, marker: int) -> npt.NDArray[np.float64]:
+    """Board coordinates of the middle of each module of :func:`_marker_patch`, in the
+    order of :func:`_modules`."""
+    (x0, y0), *_ = geometry.marker(marker)
+    module = MARKER_SIDE / MODULES
+    n = MODULES + 2 * _QUIET_MODULES
+    steps = (np.arange(n) - _QUIET_MODULES + 0.5) * module
+    xs, ys = np.meshgrid(x0 + steps, y0 + steps)
+    return np.column_stack([xs.ravel(), ys.ravel()])
 
 
 def marker_match(image: Image, homography: Matrix, geometry: BoardGeometry, marker: int) -> float:

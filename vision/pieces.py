@@ -547,6 +547,8 @@ class QuixoReader(Reader):
     SPREAD: ClassVar[tuple[float, float]] = (0.16, 0.16)
     DARK = 22.0  # L below the face's own light majority that counts as a mark
     GLARE_FACE = 92.0  # a face this light is in a glare
+    INKED = 3  # dark pixels (at 32 a cell) that ink a sector of the ring ...
+    LINE = 0.9  # ... if they cover at most this share of it
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -555,7 +557,9 @@ class QuixoReader(Reader):
         b = self.blocks
         self._face = (np.abs(b.u) < 0.4) & (np.abs(b.v) < 0.4)
         self._centre = b.ring(0.0, 0.1)
-        self._ring = b.ring(0.19, 0.29)
+        # Where an O's line runs, cut in sixteen sectors: an O inks every one of them (at
+        # whatever radius its line runs in this picture), an X's arms four pairs.
+        self._sectors = np.stack(b.sectors(0.15, 0.33, 16))
         self._dots = {d: np.hypot(b.u - x, b.v - y) < 0.055
                       for d, (x, y) in (("n", (0, -0.36)), ("e", (0.36, 0)), ("s", (0, 0.36)),
                                         ("w", (-0.36, 0)))}
@@ -573,7 +577,7 @@ class QuixoReader(Reader):
     def _dark(self, blocks: Float) -> Bool:
         # The face's own lightness: the light majority of the top (a mark covers less than
         # a third of it); not its corners, which shade and bevels darken.
-        face = np.percentile(blocks[:, self._face, 0], 70, axis=1)
+        face = np.percentile(blocks[:, self._face, 0], 80, axis=1)
         # Under a lamp's reflection the whole face is near white and its marks shrink to a
         # faint grey: there a smaller step counts.
         step = np.where(face > self.GLARE_FACE, self.DARK * 0.45, self.DARK)
@@ -582,23 +586,30 @@ class QuixoReader(Reader):
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
         dark = self._dark(blocks)
+        # A sector is inked by a few dark pixels: a mark's line is thin, and an O a little
+        # larger or off the face's middle (a cube pushed aside) still crosses every one. A
+        # sector dark all over is a shadow, not a line.
+        count = np.einsum("cyx,syx->cs", dark.astype(np.float32),
+                          self._sectors.astype(np.float32))
+        inked = (count >= self.INKED) & (count <= self.LINE * self._sectors.sum(axis=(1, 2)))
         return np.column_stack([dark[:, self._centre].mean(axis=1),
-                                dark[:, self._ring].mean(axis=1)]).astype(np.float64)
+                                inked.mean(axis=1)]).astype(np.float64)
 
     def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
         blocks = planes[0]
         tokens, confidence = self.prototypes.classify(self.features(blocks))
         if self.players == 4:
-            dark = self._dark(blocks)
-            spots = np.column_stack([dark[:, m].mean(axis=1) for m in self._dots.values()])
+            # The darkest of the four dot spots, by their own lightness (no threshold: a
+            # face's light majority does not decide which of them is darkest).
+            spots = np.column_stack([blocks[:, m, 0].mean(axis=1) for m in self._dots.values()])
             names = list(self._dots)
             for i, t in enumerate(tokens):
                 if t == ".":
                     continue
                 order = np.argsort(spots[i])
-                tokens[i] = t + names[order[-1]]
-                margin = spots[i][order[-1]] - spots[i][order[-2]]
-                confidence[i] = min(confidence[i], float(np.clip(margin / 0.4, 0, 1)))
+                tokens[i] = t + names[order[0]]
+                margin = (spots[i][order[1]] - spots[i][order[0]]) / (0.4 * self.DARK)
+                confidence[i] = min(confidence[i], float(np.clip(margin, 0, 1)))
         return tokens, confidence
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
@@ -690,7 +701,10 @@ class ChipReader(Reader):
     NEAR = 4.8  # the largest distance (in spreads) of a chip's colour from its prototype
     FREE = ("a1", "f1", "a7", "f7")
     PALE_CHROMA = 25.0  # a uniform middle this colourful is a chip, however pale ...
-    HUE_MARGIN = 20.0  # ... if its hue is this much nearer one chip colour than the next
+    HUE_MARGIN = 10.0  # ... if its hue is this much nearer one chip colour than the next
+    FAINT_CHROMA = 12.0  # a middle this colourful is a chip too ...
+    FAINT_LIGHT = 75.0  # ... if this light (a veil of white light lightens what it pales) ...
+    FAINT_SHARE = 0.97  # ... and one colour over this much of it
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -718,10 +732,20 @@ class ChipReader(Reader):
         nearest = self.colours.distances(colour).min(axis=1)
         # A lamp's reflection on a glossy chip adds white light: lighter and paler, but of
         # the same hue. A uniform middle colourful enough is the chip of the nearest hue.
-        hue, pale = self._hue(colour)
+        hue, clear = self._hue(colour)
+        chroma = np.hypot(colour[:, 1], colour[:, 2])
+        # Under a strong veil a chip keeps little chroma; it is still one colour all over
+        # its middle (a picture's blobs never cover it all), and lighter than it would be.
+        faint = ((chroma >= self.FAINT_CHROMA) & (colour[:, 0] >= self.FAINT_LIGHT)
+                 & (share >= self.FAINT_SHARE))
+        pale = clear & ((chroma >= self.PALE_CHROMA) | faint)
+        light = dict(zip(self.colours.names, self.colours.centres[:, 0], strict=True))
         for i in map(int, np.nonzero(pale)[0]):
-            if nearest[i] > self.NEAR:
-                names[i], nearest[i] = hue[i], self.NEAR - 0.8
+            # Near no chip colour; or nearest one of another hue but darker: a veil lightens
+            # and pales a chip (a pale yellow comes nearer green than yellow) but keeps its hue.
+            veiled = hue[i] != names[i] and colour[i, 0] > light[names[i]]
+            if nearest[i] > self.NEAR or veiled:
+                names[i], nearest[i] = hue[i], min(float(nearest[i]), self.NEAR - 0.8)
                 conf[i] = min(float(conf[i]), 0.5)
         tokens: list[str] = []
         confidence = np.ones(len(blocks))
@@ -744,17 +768,17 @@ class ChipReader(Reader):
         return tokens, confidence
 
     def _hue(self, colour: Float) -> tuple[list[str], npt.NDArray[np.bool_]]:
-        """The chip colour of the nearest hue for each Lab row, and whether the row is
-        colourful enough (``PALE_CHROMA``) and that hue clear (``HUE_MARGIN``) to say so."""
+        """The chip colour of the nearest hue for each Lab row, and whether that hue is
+        clear (``HUE_MARGIN`` nearer than the next chip colour's)."""
         c = self.colours.centres
         hues = np.degrees(np.arctan2(c[:, 2], c[:, 1]))
         angle = np.degrees(np.arctan2(colour[:, 2], colour[:, 1]))
         gap = np.abs((angle[:, None] - hues[None] + 180) % 360 - 180)
         order = np.argsort(gap, axis=1)
         rows = np.arange(len(colour))
-        clear = gap[rows, order[:, 1]] - gap[rows, order[:, 0]] > self.HUE_MARGIN
-        pale = (np.hypot(colour[:, 1], colour[:, 2]) >= self.PALE_CHROMA) & clear
-        return [self.colours.names[i] for i in order[:, 0]], pale
+        clear: npt.NDArray[np.bool_] = gap[rows, order[:, 1]] - gap[rows, order[:, 0]] > (
+            self.HUE_MARGIN)
+        return [self.colours.names[i] for i in order[:, 0]], clear
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
         blocks = self.cut(tops)[0]

@@ -2,10 +2,12 @@
 
 The table area is ``QUINQUE_AREA`` skydiver units square (vision.geometry); a tile is 2x2
 units. Tiles are laid edge to edge, so the whole cluster sits on one lattice of period 2
-whose phase (where a tile's corner falls) is found from the picture: everything that is
-not the table mat is tile, and the phase that makes lattice squares most clearly full or
-empty wins. Each full lattice square is a tile; each of its skydivers holds a red or an
-orange backpack, or is free, by the share of backpack-coloured pixels around its middle.
+whose phase (where a tile's corner falls) is found from the picture: what is not the
+table mat and lies near prints (a lamp's reflection on the mat is light but bare) is
+tile, and the phase that leaves the fewest tile pixels in half-full lattice squares wins.
+Each full lattice square is a tile; each of its skydivers holds a red or an orange
+backpack, or is free, by the colour of its middle (a backpack covers it; a free skydiver
+shows a grey recess there).
 
 The game's coordinates (controller/games/quinque.py): tile (x, y) holds skydivers
 (2x+i, 2y+j), x to the right, y *upwards*; the first tile is (0, 0) and coordinates never
@@ -20,14 +22,15 @@ keep their names, as the engine's do.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
 from .geometry import QUINQUE_AREA
 from .light import Float, lab
-from .pieces import Cells, Confidence, Prototypes, Reader
+from .pieces import Cells, Confidence, Reader
 
 __all__ = ["QuinqueReader"]
 
@@ -40,44 +43,36 @@ class QuinqueReader(Reader):
     game = "quinque"
     height = 0.15  # between a tile's top (0.08) and a backpack's (0.23), in units
     px = 16  # pixels per skydiver unit
-    COLOURS: ClassVar[dict[str, tuple[float, float, float]]] = {
-        # Lab: the two backpacks, then what else a tile shows (its face, the recess a
-        # backpack fits in, the skydivers' heads and suits), so that an olive suit or a
-        # head in warm light is not taken for an orange backpack.
-        "R": (42.0, 58.0, 40.0),
-        "O": (66.0, 36.0, 66.0),
-        "tile": (85.0, -3.0, -15.0),
-        "recess": (76.0, 0.0, 0.0),
-        "head": (76.0, 8.0, 18.0),
-        "olive": (62.0, -5.0, 55.0),
-        "blue": (31.0, 13.0, -40.0),
-        "green": (45.0, -35.0, 28.0),
-        "purple": (33.0, 28.0, -15.0),
-        "grey": (38.0, 0.0, 0.0),
-        "teal": (48.0, -8.0, -22.0),
-    }
-    SPREAD: ClassVar[tuple[float, float, float]] = (30.0, 12.0, 12.0)
     MAT_CHROMA = 7.0  # (a, b) distance from the mat's colour that is no longer mat
-    BACKPACK = 0.22  # share of backpack pixels around a skydiver that makes a backpack
-    VIVID = 12  # the most colourful pixels around a skydiver's middle ...
-    VIVID_CHROMA = 25.0  # ... this colourful (median) are a backpack seen small, by hue:
-    RED_HUE = (-15.0, 42.0)  # degrees in (a, b): red ...
-    ORANGE_HUE = (42.0, 76.0)  # ... orange (an olive suit in warm light: 80 and more)
+    PRINT_CHROMA = 8.0  # chroma, and distance from the mat's, of a tile's prints
+    PRINT_REACH = 0.6  # units from a print that a tile's face may lie
+    CORE = 0.15  # radius (units) of a skydiver's middle read: inside a backpack (0.42 wide)
+    RED_HUE = (6.0, 42.0)  # degrees in (a, b): red, then orange up to ...
+    ORANGE_HUE = 106.0  # ... (beyond: olive and green suits)
+    MIN_CHROMA = 12.0  # the least chroma of a backpack's middle (a lamp's reflection pales it)
+    ORANGE_CHROMA = 27.0  # grey left warm by a clipped paper reads orange up to 26
+    YELLOW_FROM, YELLOW_CHROMA = 95.0, 1.5  # more chroma per degree of hue beyond 95
+    LIKE_CHROMA = 10.0  # a pixel of a backpack's hue and this chroma ...
+    SHARE = 0.4  # ... covers more than this share of the middle under a backpack
     PRINTED = 4.5  # lightness spread (L) over a lattice square under which it is no tile
-    CLEAR = 0.8  # lattice clarity below which the cluster has moved: find the lattice again
+    WHITE = 90.0  # lightness of a tile's face blown out by a lamp's reflection
+    EDGE_REACH = 0.4  # units the tiles' edges may move the phase found from coverage
+    CLEAR = 0.85  # share of the lattice's clarity when found under which the cluster has
+    # moved (find the lattice again): a tile's face always leaves some holes in the mask
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
-        self.colours = Prototypes.of(self.COLOURS, self.SPREAD)
+        self.split = self.RED_HUE[1]  # hue between red and orange (calibration moves it)
         self.start = dict(start) if start else None
         self.phase: Lattice | None = None
+        self.clear = 1.0  # the lattice's clarity when it was found
         self.anchor: tuple[int, int] | None = None  # lattice index of the game's tile (0, 0)
         self.last: dict[str, str] = {}  # the last reading, to keep names when all tiles move
         super().__init__(players, params, start)
         self.cells = ()
         c = (np.arange(self.px) + 0.5) / self.px - 0.5
         u, v = np.meshgrid(c, c)
-        self._near = np.hypot(u, v) < 0.3  # around a skydiver's middle
+        self._core = np.hypot(u, v) < self.CORE
 
     @property
     def rect(self) -> tuple[float, float, float, float]:
@@ -94,13 +89,16 @@ class QuinqueReader(Reader):
         image = lab(tops[0])
         tile = self._tile_mask(image)
         integral = np.pad(tile.astype(np.float64), ((1, 0), (1, 0))).cumsum(0).cumsum(1)
-        moved = self.phase is None or self._clarity(integral, self.phase) < self.CLEAR
+        moved = (self.phase is None
+                 or self._clarity(integral, self.phase) < self.CLEAR * self.clear)
         if moved:  # the first frame, or the cluster was pushed as a whole: search afresh
-            self.phase = self._phase(integral)
+            self.phase = self._edges(image[:, :, 0], tile, self._phase(integral))
+            self.clear = self._clarity(integral, self.phase)
         assert self.phase is not None
         tiles = self._tiles(integral, self.phase)
         texture = {t: self._texture(image, t) for t in tiles}
         tiles = {t: cover for t, cover in tiles.items() if texture[t] >= self.PRINTED}
+        tiles |= {t: 0.5 for t in self._washed(image, tile, tiles)}  # read, but doubted
         if not tiles:
             return {}, {}
         seen = self._skydivers(image, list(tiles))
@@ -110,7 +108,7 @@ class QuinqueReader(Reader):
         confidence: Confidence = {}
         for (i, j), cover in tiles.items():
             sure = float(np.clip(min(abs(cover - 0.5) / 0.25,
-                                     (texture[(i, j)] - self.PRINTED) / 3), 0, 1))
+                                     (texture.get((i, j), 0.0) - self.PRINTED) / 3), 0, 1))
             for (a, b), (token, p) in seen[(i, j)].items():
                 name = self._name(i, j, a, b)
                 cells[name] = token
@@ -127,7 +125,47 @@ class QuinqueReader(Reader):
         db = image[:, :, 2] - np.float32(mat[1])
         mask: npt.NDArray[np.bool_] = (da * da + db * db > self.MAT_CHROMA ** 2) | (
             image[:, :, 0] > level + 18)
+        # A lamp's reflection on the mat is light too, but bare: a tile carries prints
+        # (its skydivers' suits, heads and backpacks), colourful and unlike the mat. Keep
+        # what lies near prints.
+        chroma = np.hypot(image[:, :, 1], image[:, :, 2])
+        colourful = ((chroma > self.PRINT_CHROMA)
+                     & (da * da + db * db > self.PRINT_CHROMA ** 2)).astype(np.uint8)
+        prints = cv2.morphologyEx(colourful, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        reach = round(self.PRINT_REACH * self.px)
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
+        mask &= cv2.dilate(prints, disc).astype(bool)
         return mask
+
+    def _washed(self, image: Float, tile: npt.NDArray[np.bool_],
+                tiles: Mapping[tuple[int, int], float]) -> list[tuple[int, int]]:
+        """Lattice squares next to the tiles found that hold a tile blown out by a lamp's
+        reflection: few prints show, but the square is white (or tile) to its edges and
+        the mat around it is not (a reflection on the mat alone is round, or spills over)."""
+        n = self.px
+        white = (image[:, :, 0] > self.WHITE) & (np.hypot(image[:, :, 1], image[:, :, 2]) < 8)
+        face = white | tile
+        size = white.shape[0]
+        out = []
+        for i, j in {(i + di, j + dj) for i, j in tiles
+                     for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1))} - set(tiles):
+            x0, y0 = self._square(i, j)
+            c0, r0 = round(x0 * n), round(y0 * n)
+            c1, r1 = c0 + 2 * n, r0 + 2 * n
+            if c0 < 0 or r0 < 0 or c1 > size or r1 > size:
+                continue
+            inner = face[r0 + 2:r1 - 2, c0 + 2:c1 - 2].mean()
+            m = round(0.3 * n)
+            rings = []
+            for di, dj, band in ((-1, 0, white[r0:r1, max(c0 - m, 0):c0]),
+                                 (1, 0, white[r0:r1, c1:c1 + m]),
+                                 (0, -1, white[max(r0 - m, 0):r0, c0:c1]),
+                                 (0, 1, white[r1:r1 + m, c0:c1])):
+                if (i + di, j + dj) not in tiles and band.size:
+                    rings.append(float(band.mean()))
+            if inner > 0.85 and rings and max(rings) < 0.3:
+                out.append((i, j))
+        return out
 
     def _texture(self, image: Float, index: tuple[int, int]) -> float:
         """The spread of lightness over a lattice square (the part inside the area): a
@@ -156,6 +194,35 @@ class QuinqueReader(Reader):
                         best, best_score = (float(ox), float(oy)), score
         return best
 
+    def _edges(self, lightness: Float, tile: npt.NDArray[np.bool_], phase: Lattice) -> Lattice:
+        """``phase`` moved to where the tiles' edges are: the tiles' faces are lighter than
+        the gaps, shadows and mat around them, so the lightness steps up entering a tile
+        and down leaving it, every 2 units. The coverage of the tile mask alone is pulled
+        by what borders the faces (a tile's side seen at a tilt, its shadow)."""
+        n = self.px
+        period = 2 * n
+        near = cv2.dilate(tile.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(bool)
+        out = []
+        for axis, start in ((1, phase[0]), (0, phase[1])):
+            step = np.zeros_like(lightness)
+            if axis == 1:
+                step[:, 1:-1] = lightness[:, 2:] - lightness[:, :-2]
+            else:
+                step[1:-1] = lightness[2:] - lightness[:-2]
+            profile = np.where(near, step, 0).sum(axis=1 - axis)
+            folded = np.zeros((2, period))
+            index = np.arange(len(profile)) % period
+            np.add.at(folded[0], index, np.maximum(profile, 0))  # stepping up: entering
+            np.add.at(folded[1], index, np.maximum(-profile, 0))  # stepping down: leaving
+            # An edge between pixels b-1 and b: up at b-1 and b, down at b-2 and b-1 (the
+            # tile before ends 0.06 units short of the line).
+            score = (folded[0] + np.roll(folded[0], 1) + np.roll(folded[1], 1)
+                     + np.roll(folded[1], 2))
+            best = int(np.argmax(score))
+            moved = (best / n - start + 1) % 2 - 1
+            out.append(float((start + moved) % 2) if abs(moved) <= self.EDGE_REACH else start)
+        return out[0], out[1]
+
     def _clarity(self, integral: npt.NDArray[np.float64], phase: Lattice) -> float:
         """How clearly the lattice squares of ``phase`` are full or empty: 1 when every
         square is all tile or all mat, less when squares are cut by tiles' edges."""
@@ -163,7 +230,11 @@ class QuinqueReader(Reader):
         touched = cover > 0.15  # the mat alone reads a few per cent (noise, texture)
         if not touched.any():
             return 1.0
-        return float((np.abs(cover[touched] - 0.5) * 2).mean())
+        # The tile pixels in squares that are neither full nor empty, as a share of all
+        # tile pixels: a sum, not a mean over squares, so that a lamp's reflection on the
+        # mat (round: cut by every phase alike) does not outweigh a small cluster's edges.
+        cut = np.minimum(cover, 1 - np.minimum(cover, 1))[touched].sum()
+        return float(1 - 2 * cut / max(float(cover[touched].sum()), 1e-9))
 
     def _cover(self, integral: npt.NDArray[np.float64], phase: Lattice) -> npt.NDArray[
             np.float64]:
@@ -200,11 +271,11 @@ class QuinqueReader(Reader):
     def _skydivers(self, image: Float, tiles: Sequence[tuple[int, int]]) -> dict[
             tuple[int, int], dict[tuple[int, int], tuple[str, float]]]:
         """Per tile, (i, j) within it (i right, j up) -> (token, confidence), from the
-        shares of red and orange pixels (nearest colour) around each skydiver's middle."""
+        colour of each skydiver's middle (:meth:`_backpacks`)."""
         n = self.px
-        places: list[tuple[tuple[int, int], tuple[int, int]]] = []
-        patches: list[Float] = []
         out: dict[tuple[int, int], dict[tuple[int, int], tuple[str, float]]] = {}
+        places: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        middles: list[Float] = []
         for index in tiles:
             x0, y0 = self._square(*index)
             out[index] = {}
@@ -215,33 +286,45 @@ class QuinqueReader(Reader):
                         out[index][(a, b)] = (".", 0.0)  # cut by the edge of the area
                         continue
                     places.append((index, (a, b)))
-                    patches.append(image[r0:r0 + n, c0:c0 + n][self._near])
-        if not patches:
+                    middles.append(image[r0:r0 + n, c0:c0 + n][self._core])
+        if not middles:
             return out
-        names = self.colours.nearest(np.concatenate(patches)).reshape(len(patches), -1)
-        red = (names == self.colours.names.index("R")).mean(axis=1)
-        orange = (names == self.colours.names.index("O")).mean(axis=1)
-        # A backpack seen small (a camera far away, a tilt) covers little of the middle,
-        # and a lamp's reflection pales it; its most colourful pixels still show its hue.
-        stack = np.stack(patches)
-        chroma = np.hypot(stack[..., 1], stack[..., 2])
-        top = np.take_along_axis(stack, np.argsort(chroma, axis=1)[:, -self.VIVID:, None], 1)
-        vivid = np.median(top, axis=1)
-        vivid_chroma = np.hypot(vivid[:, 1], vivid[:, 2])
-        hue = np.degrees(np.arctan2(vivid[:, 2], vivid[:, 1]))
-        for (index, ab), r, o, c, h in zip(places, red, orange, vivid_chroma, hue, strict=True):
-            total = float(r + o)
-            if total > self.BACKPACK:
-                sure = min(1.0, (total - self.BACKPACK) / 0.1) * min(
-                    1.0, float(abs(r - o)) / total / 0.4)
-                out[index][ab] = ("R" if r > o else "O", sure)
-            elif c > self.VIVID_CHROMA and self.RED_HUE[0] < h < self.ORANGE_HUE[1]:
-                token = "R" if h < self.RED_HUE[1] else "O"
-                edge = min(abs(h - self.RED_HUE[0]), abs(h - self.RED_HUE[1]),
-                           abs(h - self.ORANGE_HUE[1]))
-                out[index][ab] = (token, float(min(1.0, (c - self.VIVID_CHROMA) / 10, edge / 10)))
-            else:
-                out[index][ab] = (".", min(1.0, (self.BACKPACK - total) / 0.1))
+        for (index, ab), reading in zip(places, self._backpacks(np.stack(middles)), strict=True):
+            out[index][ab] = reading
+        return out
+
+    def _backpacks(self, middles: Float) -> list[tuple[str, float]]:
+        """(token, confidence) of each skydiver from the Lab pixels of its middle
+        (skydivers, pixels, 3).
+
+        A backpack covers the middle whole with one colour; a free skydiver shows its
+        grey recess there, and at most a little of its suit (thin lines). So: the median
+        colour of the middle, by hue (red, orange) if it is colourful enough, and only if
+        most of the middle is of a backpack's hues. A lamp's reflection pales a backpack
+        (less chroma, same hue); a bright orange whose red is clipped turns yellow (hue up
+        to 100 degrees), where an olive suit lies too: so the yellower an orange, the more
+        chroma it needs (an olive suit's thin lines, mixed with the tile's white, stay pale).
+        """
+        low, high, split = self.RED_HUE[0], self.ORANGE_HUE, self.split
+        chroma = np.hypot(middles[..., 1], middles[..., 2])
+        hue = np.degrees(np.arctan2(middles[..., 2], middles[..., 1]))
+        shares = ((chroma > self.LIKE_CHROMA) & (hue > low) & (hue < high)).mean(axis=1)
+        medians = np.median(middles, axis=1)
+        out = []
+        for m, share in zip(medians.tolist(), shares.tolist(), strict=True):
+            c = float(np.hypot(m[1], m[2]))
+            h = float(np.degrees(np.arctan2(m[2], m[1])))
+            need = (self.MIN_CHROMA if h < split else self.ORANGE_CHROMA) + (
+                self.YELLOW_CHROMA * max(0.0, h - self.YELLOW_FROM))
+            if not low < h < high:
+                out.append((".", 1.0))
+            elif c > need and share > self.SHARE:
+                edge = min(h - low, abs(h - split), high - h)
+                sure = min((c - need) / 6, edge / 8, (share - self.SHARE) / 0.2)
+                out.append(("R" if h < split else "O", float(np.clip(sure, 0, 1))))
+            else:  # doubted the nearer it comes to a backpack (a pale one under a reflection)
+                sure = max((need - c) / 18, (self.SHARE - share) / 0.3)
+                out.append((".", float(np.clip(sure, 0, 1))))
         return out
 
     # ------------------------------------------------------------------ anchoring
@@ -280,28 +363,31 @@ class QuinqueReader(Reader):
 
     # ------------------------------------------------------------------ calibration
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
+        """Learns this set's hue between red and orange backpacks in this light: halfway
+        between the two colours' median hues (the default when one colour is missing)."""
         image = lab(tops[0])
         self.reset()
         self.start = dict(truth)
         cells, _ = self.read(tops)
-        rows, labels = [], []
+        hues: dict[str, list[float]] = {"R": [], "O": []}
+        n = self.px
         for name, token in truth.items():
-            if name not in cells or token not in ("R", "O"):
+            if name not in cells or token not in hues:
                 continue
             sx, sy = (int(v) for v in name.split(","))
             assert self.anchor is not None and self.phase is not None
-            i, j = sx // 2 + self.anchor[0], self.anchor[1] - sy // 2
-            x0, y0 = self._square(i, j)
-            cx, cy = x0 + sx % 2 + 0.5, y0 + (1 - sy % 2) + 0.5
-            r = round(cy * self.px)
-            c = round(cx * self.px)
-            rows.append(np.median(image[r - 2: r + 3, c - 2: c + 3].reshape(-1, 3), axis=0))
-            labels.append(token)
-        if rows:
-            self.colours = self.colours.fitted(np.array(rows), labels)
+            x0, y0 = self._square(sx // 2 + self.anchor[0], self.anchor[1] - sy // 2)
+            c0, r0 = round((x0 + sx % 2) * n), round((y0 + 1 - sy % 2) * n)
+            m = np.median(image[r0:r0 + n, c0:c0 + n][self._core], axis=0)
+            hues[token].append(float(np.degrees(np.arctan2(m[2], m[1]))))
         self.reset()
         self.start = None
-        return {"colours": self.colours.to_dict()}
+        if hues["R"] and hues["O"]:
+            red, orange = float(np.median(hues["R"])), float(np.median(hues["O"]))
+            if red < orange:
+                self.split = (red + orange) / 2
+        return {"split": self.split}
 
     def load(self, params: Mapping[str, Any]) -> None:
-        self.colours = Prototypes.from_dict(params["colours"])
+        # A calibration from before the hue split (nearest colours) keeps the default.
+        self.split = float(params.get("split", self.RED_HUE[1]))

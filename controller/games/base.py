@@ -222,7 +222,9 @@ class Game(ABC, Generic[M]):
     - ``_view()``: cell name -> piece token, as an identity sensor reads it;
     - ``_board_str()``: an ASCII board.
 
-    It may override ``_position_key()`` (for repetition draws: see :meth:`_seen`),
+    It may override ``_position_key()`` (for repetition draws: see :meth:`_seen`; the
+    base records the key after each action, or, with ``_keys_in_apply = True``, the game's
+    ``_apply`` appends it to ``self._keys`` itself whenever the key is not None),
     ``_explain(move)`` (why a move is illegal), ``_time_out(player)`` and
     ``move_seconds`` (a per-move limit that is part of the rules), and ``private_text``
     (with ``hidden_information = True``).
@@ -235,6 +237,18 @@ class Game(ABC, Generic[M]):
     hidden_information: ClassVar[bool] = False  # players hold something the others must not see
     player_names: tuple[str, ...] = ("White", "Black")  # ``_setup`` may set it per instance
     _state_fields: ClassVar[tuple[str, ...]] = ()
+    # A game whose _apply appends the new position's key to self._keys itself (it works
+    # the key out anyway, for its repetition rule) sets this; push then leaves it alone.
+    _keys_in_apply: ClassVar[bool] = False
+    # Whether push records _position_key after _apply: only for games that override it
+    # and do not record it themselves (set per subclass, below).
+    _keyed: ClassVar[bool] = False
+    _param_cache: ClassVar[dict[str, Param] | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        overridden = cls._position_key is not Game._position_key
+        cls._keyed = overridden and not cls._keys_in_apply
 
     def __init__(self, **params: Any) -> None:
         self.options: dict[str, Any] = self.resolve_params(params)
@@ -251,21 +265,30 @@ class Game(ABC, Generic[M]):
     @classmethod
     def param_table(cls) -> dict[str, Param]:
         """Every parameter this game accepts, ``variant`` included when it has variants."""
-        table = {p.name: p for p in cls.params}
-        if cls.variants:
-            names = tuple(cls.variants)
-            table["variant"] = Param("variant", names[0], "the rule set", choices=names)
+        return dict(cls._params_by_name())
+
+    @classmethod
+    def _params_by_name(cls) -> dict[str, Param]:
+        # Built once per class: every new game (each playout of a search) resolves its
+        # parameters against it. Looked up in the class's own __dict__, not inherited.
+        table: dict[str, Param] | None = cls.__dict__.get("_param_cache")
+        if table is None:
+            table = {p.name: p for p in cls.params}
+            if cls.variants:
+                names = tuple(cls.variants)
+                table["variant"] = Param("variant", names[0], "the rule set", choices=names)
+            cls._param_cache = table
         return table
 
     @classmethod
     def resolve_params(cls, given: Mapping[str, Any]) -> dict[str, Any]:
         """Defaults, then the variant's presets, then ``given``; every value checked."""
-        table = cls.param_table()
-        unknown = sorted(set(given) - set(table))
+        table = cls._params_by_name()
+        unknown = [key for key in given if key not in table]
         if unknown:
             known = ", ".join(sorted(table)) or "none"
             raise ValueError(
-                f"{cls.name}: unknown parameter {', '.join(map(repr, unknown))}; "
+                f"{cls.name}: unknown parameter {', '.join(map(repr, sorted(unknown)))}; "
                 f"known parameters: {known}"
             )
         values = {name: p.default for name, p in table.items()}
@@ -285,12 +308,23 @@ class Game(ABC, Generic[M]):
     def legal_moves(self) -> list[M]:
         """The legal atomic actions of the player to move (empty once the game is over)."""
         legal = self._legal
-        return list(self._legal_cached() if legal is None else legal)
+        if legal is None:  # _legal_cached inlined: this is the playouts' hot path
+            if self._adjudicated is None and self._outcome() is None:
+                legal = self._legal = self._legal_moves()
+            else:
+                legal = self._legal = []
+        return legal[:]  # the caller's own list: the cache stays as generated
 
     def _legal_cached(self) -> list[M]:
-        if self._legal is None:
-            self._legal = [] if self.outcome() is not None else self._legal_moves()
-        return self._legal
+        # Generated once per position, when first asked for: a position reached at a leaf
+        # of a search, or passed through by push, never pays for its moves.
+        legal = self._legal
+        if legal is None:
+            if self._adjudicated is None and self._outcome() is None:
+                legal = self._legal = self._legal_moves()
+            else:
+                legal = self._legal = []
+        return legal
 
     def is_legal(self, move: M) -> bool:
         """Whether ``move`` may be played now."""
@@ -311,8 +345,15 @@ class Game(ABC, Generic[M]):
         """
         if isinstance(move, str):
             move = self.parse_move(move)
-        if not self.is_legal(move):
-            raise IllegalMoveError(self.explain(move))
+        legal = self._legal
+        if legal is None:
+            legal = self._legal_cached()
+        for m in legal:  # is_legal inlined: apply is the playouts' hot path
+            if m is move:
+                break
+        else:
+            if move not in legal:
+                raise IllegalMoveError(self.explain(move))
         self.push(move)
 
     def push(self, move: M) -> None:
@@ -327,9 +368,10 @@ class Game(ABC, Generic[M]):
         self._legal = None
         self._apply(move)
         self._history.append(move)
-        key = self._position_key()
-        if key is not None:
-            keys.append(key)
+        if self._keyed:
+            key = self._position_key()
+            if key is not None:
+                keys.append(key)
 
     def undo(self) -> M:
         """Take back the last action and return it. Raises IndexError if there is none."""

@@ -71,7 +71,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -524,7 +524,8 @@ class Draughts(Game[DraughtsMove]):
         return self._result
 
     def _legal_moves(self) -> list[DraughtsMove]:
-        return list(self._moves())
+        moves = self._next  # generated already: the base asks _outcome first
+        return list(self._moves() if moves is None else moves)
 
     def _moves(self) -> tuple[DraughtsMove, ...]:
         """The legal actions; generated on first use, and the game lost without any."""
@@ -540,11 +541,8 @@ class Draughts(Game[DraughtsMove]):
                     self._result = Outcome(1 - me, Reason.NO_PIECES)
         return moves
 
-    def _position_key(self) -> Hashable | None:
-        # No key is recorded per action (that would cost every push): :meth:`_repeats`
-        # finds earlier occurrences in the undo stack's snapshots instead.
-        return None
-
+    # No _position_key: no key is recorded per action (that would cost every push);
+    # :meth:`_repeats` finds earlier occurrences in the undo stack's snapshots instead.
     def _repeats(self) -> int:
         """How often the current position (board, player to move, huff rights, a forced
         capture) occurred before in this game: the threefold-repetition count.

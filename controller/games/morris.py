@@ -284,6 +284,8 @@ class Morris(Game[MorrisMove]):
         {"threefold_repetition": False, "no_removal_plies": 20},
     )
 
+    _keys_in_apply = True  # _end_turn records each position's key
+
     # State (all in _snapshot): men per player as bitboards, men in hand, player to move,
     # removals still owed in this turn, slides/flies since the last removal or placement,
     # each player's last slide (src * 24 + dst, -1 if none) and the outcome.
@@ -369,8 +371,7 @@ class Morris(Game[MorrisMove]):
             targets = _indices(empty)
             out: list[MorrisMove] = []
             for i in _indices(own):
-                row = SHIFTS[i]
-                out += [row[j] for j in targets]  # type: ignore[misc]
+                out += map(SHIFTS[i].__getitem__, targets)  # type: ignore[arg-type]
             return out
         out = []
         t = _MEN_T
@@ -390,6 +391,7 @@ class Morris(Game[MorrisMove]):
                 self._pending = 0
                 self._turn = victim
                 self._result = Outcome(me, Reason.TOO_FEW_MEN)
+                self._keys.append(self._position_key())
                 return
             self._pending -= 1
             if self._pending and self._removable(victim):
@@ -419,33 +421,36 @@ class Morris(Game[MorrisMove]):
         self._end_turn(me)
 
     def _end_turn(self, me: int) -> None:
-        """The turn of ``me`` is over: pass it on and decide whether the game ended."""
+        """The turn of ``me`` is over: pass it on, record the position's key and decide
+        whether the game ended."""
         nxt = me ^ 1
         self._turn = nxt
         self._pending = 0
         men = self._men
         theirs = men[nxt]
-        slides = not self._hand[nxt] and not (self._flying and theirs.bit_count() <= 3)
-        if slides and not _next_to(theirs) & ~(men[me] | theirs) & FULL:
-            self._result = Outcome(me, Reason.BLOCKED)
-            return
+        hand = self._hand
+        key = men[0] | men[1] << 24 | nxt << 48 | hand[0] << 49 | hand[1] << 53
+        keys = self._keys
+        keys.append(key)  # _position_key, written out: the base leaves it to us
+        if not hand[nxt] and not (self._flying and theirs.bit_count() <= 3):
+            # They slide: blocked unless a point next to one of their men is empty
+            # (_next_to inlined: this runs once per turn).
+            cw = ((theirs << 1) & 0xFEFEFE) | ((theirs >> 7) & 0x010101)
+            ccw = ((theirs >> 1) & 0x7F7F7F) | ((theirs << 7) & 0x808080)
+            cross = ((theirs << 8) | (theirs >> 8)) & _MIDPOINTS
+            if not (cw | ccw | cross) & ~(men[me] | theirs) & FULL:
+                self._result = Outcome(me, Reason.BLOCKED)
+                return
         quiet = self._quiet
         # A position can only recur after 4 plies without a placement or removal, so its
-        # third occurrence needs at least 8: skip the history scan before that.
-        if quiet >= 8 and self._threefold and self._repeats(quiet) >= 2:
+        # third occurrence needs at least 8: skip the history scan before that. Every
+        # turn records one key and the player to move alternates, so of the keys before
+        # this one only every second, from the one two back, can be equal: the others are
+        # skipped rather than compared (:meth:`Game._seen` compares them all).
+        if quiet >= 8 and self._threefold and keys[-3 : -quiet - 2 : -2].count(key) >= 2:
             self._result = Outcome(None, Reason.THREEFOLD_REPETITION)
         elif self._quiet_limit and quiet >= self._quiet_limit:
             self._result = Outcome(None, Reason.NO_REMOVAL)
-
-    def _repeats(self, quiet: int) -> int:
-        """How often the position after this turn occurred in the last ``quiet`` turns.
-
-        Every turn records one position key and the player to move alternates, so only
-        every second key, counting back from the one before last, can be equal: the
-        others are skipped rather than compared (:meth:`Game._seen` compares them all).
-        """
-        key = self._position_key()
-        return self._keys[-2 : -quiet - 1 : -2].count(key)
 
     # ------------------------------------------------------------------ notation
     def _parse_move(self, text: str) -> MorrisMove:

@@ -54,6 +54,15 @@ Notation (``parse_move(str(m)) == m``; spaces are optional on input):
 - ``0,0>2,2``: move the tile at tile coordinates (0,0) to (2,2);
 - ``pass``: decline the second action (or pass a turn in which nothing can be done).
 
+Order of ``legal_moves()`` (canonical: a function of the position alone, not of the order
+the tiles came or moved in): marks, tile by tile in (x, y) order, each tile's free
+skydivers in (x, y) order; then additions, by tile in (x, y) order, each tile's skydivers
+in (x, y) order; then tile moves, by moving tile in (x, y) order, then by destination in
+(x, y) order; then ``pass`` when allowed. Tuple order, x first: (x, y) < (x', y') when
+x < x' or x = x' and y < y'. The geometry behind the tile moves is in
+:mod:`tavola.games.quinque_geometry`, the actions' types and notation in
+:mod:`tavola.games.quinque_moves`.
+
 ``view()``: ``"sx,sy"`` (skydiver coordinates) -> ``"."`` free skydiver, ``"R"`` red
 backpack, ``"O"`` orange backpack; cells without a tile are absent. Needs: identity.
 
@@ -67,14 +76,33 @@ backpack, ``"O"`` orange backpack; cells without a tile are absent. Needs: ident
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .base import Game, Outcome, Param, Reason
+from .quinque_geometry import Geometry, components, first_tile_between, neighbours
+from .quinque_moves import (
+    BACKPACKS_IN_MASK,
+    PASS,
+    AddTile,
+    Cell,
+    Mark,
+    Pass,
+    QuinqueMove,
+    TileMove,
+    cell_name,
+    forget_if_full,
+    free_marks,
+    parse,
+    parse_cell,
+    skydivers,
+    tile_of,
+)
 
-Cell = tuple[int, int]
+__all__ = [
+    "FREE", "ORANGE", "PASS", "RED", "TOKENS", "AddTile", "Cell", "Mark", "Pass", "Quinque",
+    "QuinqueMove", "TileMove", "skydivers", "tile_of",
+]
 
 RED, ORANGE = 0, 1
 TOKENS = ("R", "O")
@@ -83,375 +111,21 @@ FREE = "."
 _OPENING, _FIRST, _SECOND = 0, 1, 2
 _PHASES = ("opening", "first", "second")
 
-
-# --------------------------------------------------------------------------- moves
-@dataclass(frozen=True, slots=True)
-class Mark:
-    """Put a backpack on the free skydiver ``cell`` of a tile on the table: ``m 1,0``."""
-
-    cell: Cell
-
-    @property
-    def tile(self) -> Cell:
-        """The tile that holds the skydiver."""
-        return (self.cell[0] >> 1, self.cell[1] >> 1)
-
-    def __str__(self) -> str:
-        return f"m {self.cell[0]},{self.cell[1]}"
-
-
-@dataclass(frozen=True, slots=True)
-class AddTile:
-    """Add the tile holding skydiver ``cell`` from the supply and mark ``cell``: ``t 2,1``."""
-
-    cell: Cell
-
-    @property
-    def tile(self) -> Cell:
-        """The tile that enters play."""
-        return (self.cell[0] >> 1, self.cell[1] >> 1)
-
-    def __str__(self) -> str:
-        return f"t {self.cell[0]},{self.cell[1]}"
-
-
-@dataclass(frozen=True, slots=True)
-class TileMove:
-    """Move the tile at tile coordinates ``src`` to ``dst``: ``0,0>2,2``."""
-
-    src: Cell
-    dst: Cell
-
-    def __str__(self) -> str:
-        return f"{self.src[0]},{self.src[1]}>{self.dst[0]},{self.dst[1]}"
-
-
-@dataclass(frozen=True, slots=True)
-class Pass:
-    """End the turn without a (further) action: ``pass``."""
-
-    def __str__(self) -> str:
-        return "pass"
-
-
-QuinqueMove = Mark | AddTile | TileMove | Pass
-PASS = Pass()
-
-# Move objects are built once and shared (the grid is unbounded, so the tables fill lazily).
-_MARKS: dict[Cell, Mark] = {}
-_TILE_MARKS: dict[Cell, tuple[Mark, Mark, Mark, Mark]] = {}  # tile -> its marks
-_ADDS: dict[Cell, tuple[AddTile, AddTile, AddTile, AddTile]] = {}
-_TILE_MOVES: dict[Cell, dict[Cell, TileMove]] = {}  # src -> dst -> move
-_SKYDIVERS: dict[Cell, tuple[Cell, Cell, Cell, Cell]] = {}
-
-
-def skydivers(tile: Cell) -> tuple[Cell, Cell, Cell, Cell]:
-    """The four skydiver cells of ``tile``: (2x, 2y), (2x+1, 2y), (2x, 2y+1), (2x+1, 2y+1)."""
-    cells = _SKYDIVERS.get(tile)
-    if cells is None:
-        x, y = 2 * tile[0], 2 * tile[1]
-        cells = _SKYDIVERS[tile] = ((x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1))
-    return cells
-
-
-def tile_of(cell: Cell) -> Cell:
-    """The tile that holds skydiver ``cell``."""
-    return (cell[0] >> 1, cell[1] >> 1)
-
-
-def _mark(cell: Cell) -> Mark:
-    move = _MARKS.get(cell)
-    if move is None:
-        move = _MARKS[cell] = Mark(cell)
-    return move
-
-
-def _marks(tile: Cell) -> tuple[Mark, Mark, Mark, Mark]:
-    moves = _TILE_MARKS.get(tile)
-    if moves is None:
-        a, b, c, d = skydivers(tile)
-        moves = _TILE_MARKS[tile] = (_mark(a), _mark(b), _mark(c), _mark(d))
-    return moves
-
-
-def _adds(tile: Cell) -> tuple[AddTile, AddTile, AddTile, AddTile]:
-    moves = _ADDS.get(tile)
-    if moves is None:
-        a, b, c, d = skydivers(tile)
-        moves = _ADDS[tile] = (AddTile(a), AddTile(b), AddTile(c), AddTile(d))
-    return moves
-
-
-def _tile_move(src: Cell, dst: Cell) -> TileMove:
-    known = _TILE_MOVES.get(src)
-    if known is None:
-        if len(_TILE_MOVES) >= 4096:  # a drifting cluster keeps finding new cells
-            _TILE_MOVES.clear()
-        known = _TILE_MOVES[src] = {}
-    move = known.get(dst)
-    if move is None:
-        move = known[dst] = TileMove(src, dst)
-    return move
-
-
-def _name(cell: Cell) -> str:
-    return f"{cell[0]},{cell[1]}"
-
-
-_NUM = r"([+-]?\d+)"
-_PAIR = rf"\(?{_NUM},{_NUM}\)?"
-_RE_PLACE = re.compile(rf"([mt]){_PAIR}")
-_RE_SLIDE = re.compile(rf"{_PAIR}>{_PAIR}")
-_SYNTAX = (
-    "write 'm 1,0' (mark skydiver 1,0), 't 2,1' (add the tile holding skydiver 2,1 and "
-    "mark it), '0,0>2,2' (move the tile at tile 0,0 to tile 2,2) or 'pass'"
-)
-
-
-def _xy(text: Any, what: str) -> Cell:
-    """'x,y' -> (x, y) for state dictionaries."""
-    try:
-        x, y = str(text).split(",")
-        return int(x), int(y)
-    except ValueError:
-        raise ValueError(f"{what} {text!r} is not written 'x,y' (e.g. '0,-1')") from None
-
-
-# --------------------------------------------------------------------------- geometry
-@dataclass(frozen=True, slots=True)
-class _Geometry:
-    """What depends only on where the tiles lie: the ways to add a tile, and for every tile
-    that may move the moves the cluster allows, sorted by kind."""
-
-    adds: list[AddTile]  # every way to add a tile and mark one of its skydivers
-    # (tile, its moves along its row and column, along its diagonals, one orthogonal step)
-    slides: tuple[tuple[Cell, list[TileMove], list[TileMove], list[TileMove]], ...]
-
-
-_GEOMETRY: dict[tuple[frozenset[Cell], bool, bool], _Geometry] = {}
+_GEOMETRY: dict[tuple[frozenset[Cell], bool, bool, int], Geometry] = {}
 _GEOMETRY_MAX = 1024  # a few MB at most; most reuse is within a turn or after an undo
 
 
-def _neighbours(c: Cell) -> tuple[Cell, Cell, Cell, Cell]:
-    x, y = c
-    return ((x + 1, y), (x, y + 1), (x - 1, y), (x, y - 1))
-
-
-def _components(occ: Iterable[Cell]) -> dict[Cell, int]:
-    """Tile -> label of its edge-connected group."""
-    rest = set(occ)
-    label: dict[Cell, int] = {}
-    n = 0
-    for seed in sorted(rest):
-        if seed in label:
-            continue
-        label[seed] = n
-        stack = [seed]
-        while stack:
-            for v in _neighbours(stack.pop()):
-                if v in rest and v not in label:
-                    label[v] = n
-                    stack.append(v)
-        n += 1
-    return label
-
-
-def _first_tile_between(occ: frozenset[Cell] | set[Cell], src: Cell, dst: Cell) -> Cell | None:
-    """The first tile strictly between ``src`` and ``dst`` (in line), or None."""
-    dx = (dst[0] > src[0]) - (dst[0] < src[0])
-    dy = (dst[1] > src[1]) - (dst[1] < src[1])
-    x, y = src[0] + dx, src[1] + dy
-    while (x, y) != dst:
-        if (x, y) in occ:
-            return (x, y)
-        x += dx
-        y += dy
-    return None
-
-
-def _splits(adj: dict[int, list[int]], start: int, bits: int) -> dict[int, list[int]]:
-    """The tiles whose removal splits the others (articulation points, by one iterative
-    pass of Tarjan's depth-first search over ``adj``, tile -> its edge neighbours on the
-    table), in the local encoding of :func:`_geometry`: tile -> the groups the others fall
-    into once it is lifted, each a bitboard (bit ``c`` for cell ``c``). ``bits`` is the
-    bitboard of all tiles. Tiles that split nothing are absent."""
-    disc = {start: 0}
-    low = {start: 0}
-    done: dict[int, int] = {}  # discovery count when the tile's subtree was finished
-    split: dict[int, list[int]] = {}  # tile -> children whose subtree it cuts off
-    # A frame: (tile, its parent, the index of its next neighbour to look at).
-    stack = [(start, -1, 0)]
-    while stack:
-        u, parent, i = stack[-1]
-        near = adj[u]
-        n = len(near)
-        while i < n:
-            v = near[i]
-            i += 1
-            if v not in disc:
-                stack[-1] = (u, parent, i)
-                disc[v] = low[v] = len(disc)
-                stack.append((v, u, 0))
-                break
-            if v != parent and disc[v] < low[u]:
-                low[u] = disc[v]
-        else:
-            stack.pop()
-            done[u] = len(disc)
-            if parent >= 0:
-                lu = low[u]
-                if lu < low[parent]:
-                    low[parent] = lu
-                if lu >= disc[parent]:
-                    if parent in split:
-                        split[parent].append(u)
-                    else:
-                        split[parent] = [u]
-    out: dict[int, list[int]] = {}
-    if not split:
-        return out
-    # A subtree is a run of discovery times: its bitboard is a difference of prefixes.
-    prefix = [0]
-    acc = 0
-    for t in disc:  # insertion order is discovery order
-        acc |= 1 << t
-        prefix.append(acc)
-    for t, children in split.items():
-        if t != start or len(children) > 1:
-            groups = [prefix[done[v]] ^ prefix[disc[v]] for v in children]
-            if t != start:
-                rest = bits ^ (1 << t)
-                for g in groups:
-                    rest ^= g
-                groups.append(rest)
-            out[t] = groups
-    return out
-
-def _geometry(occ: frozenset[Cell], pass_over: bool, advanced: bool) -> _Geometry:
-    """The frontier and the tile moves of a cluster (cached: it is most of move generation).
-
-    Inside, a cell is one int, column-major with a margin of one free cell:
-    ``(x - x0 + 1) * width + (y - y0 + 1)``, so its neighbours are +-1 and +-width.
-    """
-    key = (occ, pass_over, advanced)
+def _geometry(tiles: Iterable[Cell], pass_over: bool, advanced: bool, size: int) -> Geometry:
+    """The geometry of the cluster ``tiles`` (cached: it is most of move generation), in a
+    game of ``size`` tiles."""
+    key = (frozenset(tiles), pass_over, advanced, size)
     geo = _GEOMETRY.get(key)
-    if geo is not None:
-        return geo
-    order = sorted(occ)
-    x0 = order[0][0] - 1
-    ys = [y for _, y in order]
-    y0 = min(ys) - 1
-    width = max(ys) - y0 + 2
-    base = x0 * width + y0
-    tiles = [x * width + y - base for x, y in order]
-    local = set(tiles)
-    touching: dict[int, list[int]] = {}  # free cell -> the tiles it shares an edge with
-    adj: dict[int, list[int]] = {}  # tile -> the tiles it shares an edge with
-    bits = 0  # the tiles as a bitboard
-    movable: list[tuple[int, Cell]] = []  # tiles with a free side, and their cells
-    for t, src in zip(tiles, order, strict=True):
-        sides = []
-        for c in (t + 1, t + width, t - 1, t - width):
-            if c in local:
-                sides.append(c)
-            elif c in touching:
-                touching[c].append(t)
-            else:
-                touching[c] = [t]
-        adj[t] = sides
-        bits |= 1 << t
-        if len(sides) < 4:
-            movable.append((t, src))
-    cell = {c: (c // width + x0, c % width + y0) for c in touching}
-    slides = []
-    if len(tiles) > 1:
-        cuts = _splits(adj, tiles[0], bits)
-        lone: dict[int, int] = {}
-        rows: dict[int, list[int]] = {}
-        cols: dict[int, list[int]] = {}
-        diags: dict[int, list[int]] = {}
-        antis: dict[int, list[int]] = {}
-        for c, near in touching.items():
-            if len(near) == 1:
-                lone[c] = near[0]
-            x, y = divmod(c, width)
-            if y in rows:
-                rows[y].append(c)
-            else:
-                rows[y] = [c]
-            if x in cols:
-                cols[x].append(c)
-            else:
-                cols[x] = [c]
-            if x - y in diags:
-                diags[x - y].append(c)
-            else:
-                diags[x - y] = [c]
-            if x + y in antis:
-                antis[x + y].append(c)
-            else:
-                antis[x + y] = [c]
-        lonely = set(lone.values())
-        front = 0  # the free cells touching a tile, as a bitboard
-        for c in touching:
-            front |= 1 << c
-        empty: list[int] = []
-        for t, src in movable:
-            x, y = divmod(t, width)
-            straight = rows.get(y, empty) + cols.get(x, empty)
-            slanted = diags.get(x - y, empty) + antis.get(x + y, empty)
-            cut = cuts.get(t)
-            reach = -1  # the cells t may land on as a bitboard, when t is a cut tile
-            if cut is None:
-                # Lifting t leaves one group: any free cell touching another tile will do,
-                # so not one of t's own free sides that touches nothing else.
-                if t in lonely:
-                    straight = [c for c in straight if lone.get(c) != t]
-            else:
-                # Lifting t splits the others: the cell must touch every group again, i.e.
-                # lie in the one-step spread of each group's bitboard.
-                for g in cut:
-                    reach &= (g << 1) | (g >> 1) | (g << width) | (g >> width)
-                if not reach & front:
-                    continue
-            if not pass_over:
-                straight = [c for c in straight if _clear(local, t, c, width)]
-                slanted = [c for c in slanted if _clear(local, t, c, width)]
-            get = (_TILE_MOVES.get(src) or {}).get
-            if cut is None:
-                orth = [get(cell[c]) or _tile_move(src, cell[c]) for c in straight]
-                diag = [get(cell[c]) or _tile_move(src, cell[c]) for c in slanted]
-            else:  # the filter and the moves in one pass
-                orth = [get(cell[c]) or _tile_move(src, cell[c]) for c in straight
-                        if reach >> c & 1]
-                diag = [get(cell[c]) or _tile_move(src, cell[c]) for c in slanted
-                        if reach >> c & 1]
-            if not orth and not diag:
-                continue
-            if advanced:
-                sx, sy = src
-                step = [m for m in orth if abs(m.dst[0] - sx) + abs(m.dst[1] - sy) == 1]
-            else:
-                step = orth
-            slides.append((src, orth, diag, step))
-    adds = [m for c in cell.values() for m in (_ADDS.get(c) or _adds(c))]
-    geo = _Geometry(adds, tuple(slides))
-    if len(_GEOMETRY) >= _GEOMETRY_MAX:
-        _GEOMETRY.clear()
-    _GEOMETRY[key] = geo
+    if geo is None:
+        geo = Geometry(sorted(key[0]), pass_over, advanced, size)
+        if len(_GEOMETRY) >= _GEOMETRY_MAX:
+            _GEOMETRY.clear()
+        _GEOMETRY[key] = geo
     return geo
-
-
-def _clear(local: set[int], src: int, dst: int, width: int) -> bool:
-    """Whether no tile lies strictly between ``src`` and ``dst`` (local encoding, in line)."""
-    dx, dy = dst // width - src // width, dst % width - src % width
-    step = ((dx > 0) - (dx < 0)) * width + (dy > 0) - (dy < 0)
-    c = src + step
-    while c != dst:
-        if c in local:
-            return False
-        c += step
-    return True
 
 
 # --------------------------------------------------------------------------- the game
@@ -507,9 +181,8 @@ class Quinque(Game[QuinqueMove]):
          "out_of_backpacks": "move_or_pass"},
         {"tiles": 4, "backpacks": 9, "line_length": 3, "repetition_draw": True},
     )
-    _state_fields = ("tiles", "sky", "left", "supply", "player", "phase", "marked", "result")
 
-    tiles: dict[Cell, int]  # tile -> number of backpacks on it
+    tiles: dict[Cell, int]  # tile -> which skydivers carry a backpack (bit i: skydivers(tile)[i])
     sky: dict[Cell, int]  # skydiver cell -> owner of the backpack on it
     left: list[int]  # backpacks each player still holds
     supply: int  # tiles not yet on the table
@@ -520,9 +193,7 @@ class Quinque(Game[QuinqueMove]):
 
     # ----------------------------------------------------------------- setup
     def _setup(self) -> None:
-        if len(_MARKS) > 65536:  # the move tables fill as clusters drift; start afresh
-            for table in (_MARKS, _TILE_MARKS, _ADDS, _SKYDIVERS, _TILE_MOVES):
-                table.clear()
+        forget_if_full()
         o = self.options
         self._ignore = o["opponent_line"] == "ignore"
         self._may_pass = o["out_of_backpacks"] == "move_or_pass"
@@ -539,41 +210,46 @@ class Quinque(Game[QuinqueMove]):
     def _current_player(self) -> int:
         return self.player
 
+    def _snapshot(self) -> Any:  # the default, written out: it runs on every action
+        return (dict(self.tiles), dict(self.sky), list(self.left), self.supply, self.player,
+                self.phase, self.marked, self.result)
+
+    def _restore(self, state: Any) -> None:
+        tiles, sky, left, self.supply, self.player, self.phase, self.marked, self.result = state
+        self.tiles, self.sky, self.left = dict(tiles), dict(sky), list(left)
+
     def _outcome(self) -> Outcome | None:
         return self.result
 
     # ----------------------------------------------------------------- legal actions
     def _legal_moves(self) -> list[QuinqueMove]:
-        sky = self.sky
-        marks = _TILE_MARKS
+        # The canonical order (module docstring): marks, additions, tile moves, pass.
+        tiles = self.tiles
         if self.phase == _OPENING:
-            return [m for t in self.tiles for m in (marks.get(t) or _marks(t))
-                    if m.cell not in sky]
+            return [m for t in sorted(tiles) for m in free_marks(t, tiles[t])]
         o = self.options
-        geo = _geometry(frozenset(self.tiles), o["pass_over"], o["advanced"])
+        geo = _geometry(tiles, o["pass_over"], o["advanced"], o["tiles"])
         out: list[QuinqueMove] = []
         if self.phase == _FIRST and self.left[self.player]:
-            out = [m for t in self.tiles for m in (marks.get(t) or _marks(t))
-                   if m.cell not in sky]
+            for t in geo.order:
+                out += free_marks(t, tiles[t])
             if self.supply:
                 out += geo.adds
         placing = len(out)
         marked = self.marked
         if o["advanced"]:
-            tiles = self.tiles
-            for t, orth, diag, step in geo.slides:
+            count = BACKPACKS_IN_MASK
+            for t, every, orth, diag, step in geo.slides:
                 if t != marked:
-                    n = tiles[t]
+                    n = count[tiles[t]]
                     if n >= 4:
-                        out += orth
-                        out += diag
+                        out += every
                     elif n > 0:
                         out += step if n == 1 else orth if n == 2 else diag
         else:
-            for t, orth, diag, _ in geo.slides:
+            for t, every, _, _, _ in geo.slides:
                 if t != marked:
-                    out += orth
-                    out += diag
+                    out += every
         if self.phase == _SECOND or not out or (self._may_pass and not placing):
             out.append(PASS)
         return out
@@ -584,11 +260,12 @@ class Quinque(Game[QuinqueMove]):
         if isinstance(move, (Mark, AddTile)):
             cell = move.cell
             t = (cell[0] >> 1, cell[1] >> 1)
+            bit = 1 << ((cell[0] & 1) | (cell[1] & 1) << 1)  # skydivers(t).index(cell)
             if isinstance(move, AddTile):
-                self.tiles[t] = 1
+                self.tiles[t] = bit
                 self.supply -= 1
             else:
-                self.tiles[t] += 1
+                self.tiles[t] |= bit
             self.sky[cell] = p
             self.left[p] -= 1
             self._judge((cell,))
@@ -600,7 +277,7 @@ class Quinque(Game[QuinqueMove]):
         elif isinstance(move, TileMove):
             src, dst = move.src, move.dst
             tiles, sky = self.tiles, self.sky
-            tiles[dst] = tiles.pop(src)
+            tiles[dst] = tiles.pop(src)  # the mask is relative to the tile: it travels along
             moved = []
             for old, new in zip(skydivers(src), skydivers(dst), strict=True):
                 owner = sky.pop(old, None)
@@ -687,18 +364,7 @@ class Quinque(Game[QuinqueMove]):
 
     # ----------------------------------------------------------------- notation
     def _parse_move(self, text: str) -> QuinqueMove:
-        compact = "".join(text.split()).lower()
-        if compact == "pass":
-            return PASS
-        m = _RE_PLACE.fullmatch(compact)
-        if m:
-            cell = (int(m.group(2)), int(m.group(3)))
-            return _mark(cell) if m.group(1) == "m" else AddTile(cell)
-        m = _RE_SLIDE.fullmatch(compact)
-        if m:
-            a, b, c, d = (int(g) for g in m.groups())
-            return _tile_move((a, b), (c, d))
-        raise ValueError(f"{text!r} is not a quinque action; {_SYNTAX}")
+        return parse(text)
 
     # ----------------------------------------------------------------- explanations
     def _explain(self, move: QuinqueMove) -> str:
@@ -724,21 +390,21 @@ class Quinque(Game[QuinqueMove]):
                 if t not in tiles:
                     hint = ""
                     if self.phase == _FIRST and self.supply:
-                        hint = f"; to add that tile and mark it write 't {_name(cell)}'"
-                    return f"there is no tile under skydiver {_name(cell)}{hint}"
+                        hint = f"; to add that tile and mark it write 't {cell_name(cell)}'"
+                    return f"there is no tile under skydiver {cell_name(cell)}{hint}"
                 if cell in self.sky:
                     colour = ("a red", "an orange")[self.sky[cell]]
-                    return f"skydiver {_name(cell)} already carries {colour} backpack"
+                    return f"skydiver {cell_name(cell)} already carries {colour} backpack"
             else:
                 if t in tiles:
-                    return (f"tile {_name(t)} is already on the table; to mark skydiver "
-                            f"{_name(cell)} on it write 'm {_name(cell)}'")
+                    return (f"tile {cell_name(t)} is already on the table; to mark skydiver "
+                            f"{cell_name(cell)} on it write 'm {cell_name(cell)}'")
                 if not self.supply:
                     return f"all {self.options['tiles']} tiles are on the table"
-                if not any(n in tiles for n in _neighbours(t)):
+                if not any(n in tiles for n in neighbours(t)):
                     return (f"a new tile must share an edge with a tile on the table; tile "
-                            f"{_name(t)} (skydivers {_name(skydivers(t)[0])} to "
-                            f"{_name(skydivers(t)[3])}) touches none")
+                            f"{cell_name(t)} (skydivers {cell_name(skydivers(t)[0])} to "
+                            f"{cell_name(skydivers(t)[3])}) touches none")
         if isinstance(move, TileMove):
             return self._explain_tile_move(move)
         return "not a legal move in this position"
@@ -747,26 +413,26 @@ class Quinque(Game[QuinqueMove]):
         src, dst = move.src, move.dst
         tiles = self.tiles
         if src not in tiles:
-            return (f"there is no tile at {_name(src)} (a move names tile coordinates: tile "
+            return (f"there is no tile at {cell_name(src)} (a move names tile coordinates: tile "
                     "x,y holds skydivers 2x,2y to 2x+1,2y+1)")
         if dst == src:
             return "the tile does not move"
         if dst in tiles:
-            return f"there is already a tile at {_name(dst)}"
+            return f"there is already a tile at {cell_name(dst)}"
         if len(tiles) < 2:
             return "a lone tile cannot move: the tiles must stay one group"
         if src == self.marked:
-            return f"a skydiver on tile {_name(src)} was marked this turn: the tile cannot move"
-        if all(n in tiles for n in _neighbours(src)):
-            return f"tile {_name(src)} is closed on all four sides and cannot move"
+            return f"a skydiver on tile {cell_name(src)} was marked this turn: the tile cannot move"
+        if all(n in tiles for n in neighbours(src)):
+            return f"tile {cell_name(src)} is closed on all four sides and cannot move"
         dx, dy = dst[0] - src[0], dst[1] - src[1]
         straight = dx == 0 or dy == 0
         if not straight and abs(dx) != abs(dy):
             return (f"a tile moves in a straight line (row, column or diagonal); "
-                    f"{_name(dst)} is not in line with {_name(src)}")
+                    f"{cell_name(dst)} is not in line with {cell_name(src)}")
         if self.options["advanced"]:
-            n = tiles[src]
-            carries = f"tile {_name(src)} carries {n} backpack{'s' if n != 1 else ''}"
+            n = BACKPACKS_IN_MASK[tiles[src]]
+            carries = f"tile {cell_name(src)} carries {n} backpack{'s' if n != 1 else ''}"
             if n == 0:
                 return f"{carries}: under the advanced rules it cannot move"
             if n == 1 and not (straight and abs(dx) + abs(dy) == 1):
@@ -778,16 +444,16 @@ class Quinque(Game[QuinqueMove]):
                 return f"{carries}: under the advanced rules it moves along a diagonal"
         occ = set(tiles)
         if not self.options["pass_over"]:
-            blocker = _first_tile_between(occ, src, dst)
+            blocker = first_tile_between(occ, src, dst)
             if blocker is not None:
-                return (f"the tile would pass over tile {_name(blocker)}, and passing over "
+                return (f"the tile would pass over tile {cell_name(blocker)}, and passing over "
                         "tiles is off (pass_over=false)")
         occ.discard(src)
-        others = [n for n in _neighbours(dst) if n in occ]
+        others = [n for n in neighbours(dst) if n in occ]
         if not others:
-            return (f"at {_name(dst)} the tile would touch no other tile: all tiles must stay "
+            return (f"at {cell_name(dst)} the tile would touch no other tile: all tiles must stay "
                     "one edge-connected group")
-        comp = _components(occ)
+        comp = components(occ)
         if len({comp[n] for n in others}) < len(set(comp.values())):
             return "the move would split the tiles into separate groups: they must stay one group"
         return "not a legal move in this position"
@@ -795,32 +461,32 @@ class Quinque(Game[QuinqueMove]):
     # ----------------------------------------------------------------- records
     def _state_dict(self) -> dict[str, Any]:
         return {
-            "tiles": [_name(t) for t in sorted(self.tiles)],
-            "backpacks": {_name(c): TOKENS[q] for c, q in sorted(self.sky.items())},
+            "tiles": [cell_name(t) for t in sorted(self.tiles)],
+            "backpacks": {cell_name(c): TOKENS[q] for c, q in sorted(self.sky.items())},
             "backpacks_left": list(self.left),
             "tiles_left": self.supply,
             "player": self.player,
             "phase": _PHASES[self.phase],
-            "marked": None if self.marked is None else _name(self.marked),
+            "marked": None if self.marked is None else cell_name(self.marked),
             "outcome": None if self.result is None else self.result.to_dict(),
         }
 
     def _load_state(self, d: dict[str, Any]) -> None:
-        tiles = {_xy(t, "tile"): 0 for t in d["tiles"]}
+        tiles = {parse_cell(t, "tile"): 0 for t in d["tiles"]}
         if not tiles:
             raise ValueError("a quinque position needs at least one tile")
-        if max(_components(tiles).values()) > 0:
+        if max(components(tiles).values()) > 0:
             raise ValueError("the tiles must form one edge-connected group")
         sky: dict[Cell, int] = {}
         for name, token in dict(d.get("backpacks", {})).items():
-            cell = _xy(name, "skydiver")
+            cell = parse_cell(name, "skydiver")
             if token not in TOKENS:
                 raise ValueError(f"backpack {token!r} at {name} must be 'R' or 'O'")
             if tile_of(cell) not in tiles:
                 raise ValueError(f"backpack at {name}: there is no tile under that skydiver")
             sky[cell] = TOKENS.index(token)
         for cell in sky:
-            tiles[tile_of(cell)] += 1
+            tiles[tile_of(cell)] |= 1 << skydivers(tile_of(cell)).index(cell)
         o = self.options
         placed = [sum(1 for q in sky.values() if q == p) for p in (RED, ORANGE)]
         left = d.get("backpacks_left")
@@ -839,7 +505,7 @@ class Quinque(Game[QuinqueMove]):
             raise ValueError(f"player must be 0 (Red) or 1 (Orange), got {self.player!r}")
         self.phase = _PHASES.index(phase)
         marked = d.get("marked")
-        self.marked = None if marked is None else _xy(marked, "marked tile")
+        self.marked = None if marked is None else parse_cell(marked, "marked tile")
         if self.marked is not None and (self.phase != _SECOND or self.marked not in tiles):
             raise ValueError("marked names the tile marked this turn: a tile on the table, "
                              "and only in the second action")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tavola.feedback import (
+    BLUE,
     CYAN,
     DIM_RED,
     GOLD,
@@ -32,6 +33,12 @@ def test_more_important_meanings_win_a_shared_cell() -> None:
                   winning=frozenset({"a1", "b1"}), error=frozenset({"b1"}))
     colours = cell_colours(scene, now=0.0)
     assert colours == {"a1": GOLD, "b1": RED}
+
+
+def test_a_hint_asked_for_shows_over_the_last_move() -> None:
+    # A draughts hint that captures the man just moved shares its cell with the last move.
+    scene = Scene(last_move=frozenset({"a1", "b1"}), hint=frozenset({"b1", "c1"}))
+    assert cell_colours(scene, now=0.0) == {"a1": GREEN, "b1": BLUE, "c1": BLUE}
 
 
 def test_errors_and_candidates_blink_at_two_hertz() -> None:

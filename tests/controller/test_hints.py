@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tavola.ai.evaluation import WIN
 from tavola.export import export_record
 from tavola.games import Game, legal_turns, new_game
 from tavola.hardware.layout import Layout
@@ -142,3 +143,16 @@ def test_the_exported_record_notes_the_hints_and_blunders() -> None:
     text = export_record(record)
     assert "{Black asked, hint 1: a1}" in text and "{Black: blunder, better a1}" in text
     assert "g7}" not in text  # the computer's move shown is the move itself
+
+
+def test_the_exported_blunder_says_what_it_cost() -> None:
+    def exported(game: str, score: int, played: int) -> str:
+        header = StartEntry.of(new_game(game), game_id="g", wall=0.0)
+        return export_record(Record.of([header, HintEntry(
+            "review", 0, 0, ("x",), 0.0, 0.0, 1, score, played=played)]))
+
+    assert "{White: blunder (2.4 men worse), better x}" in exported("morris", 90, -150)
+    assert "blunder (a won position thrown away), better x" in exported(
+        "draughts", WIN - 7, 20)
+    # Sequence for Kids' sampled search scores chances of winning in per mille.
+    assert "blunder (35 % less likely to win)" in exported("sequence-kids", 600, 250)

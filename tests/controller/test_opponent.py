@@ -57,6 +57,19 @@ def test_only_its_turn_is_taken_from_the_board() -> None:
     assert opponent.judge(moved, game, help, "occupancy", 0) == moved  # a player's own
 
 
+def test_an_ambiguous_reading_none_of_whose_moves_is_its_turn_is_refused() -> None:
+    # Sequence for Kids: a chip on f2 could be an alligator card or a unicorn; the computer
+    # plays elsewhere. Asking the player which card it was would take a move not its own.
+    game, help = opening(), BoardHelp()
+    opponent = ComputerOpponent(ComputerPlayer(side=1), seconds=None)
+    shown(opponent, game, help, "g7")
+    a1, a4 = game.parse_move("a1"), game.parse_move("a4")
+    neither = Ambiguous(((a1,), (a4,)), frozenset({"a1", "a4"}))
+    assert opponent.judge(neither, game, help, "occupancy", 0) is None
+    white = ComputerOpponent(ComputerPlayer(side=0), seconds=None)  # not its turn: asked
+    assert white.judge(neither, game, help, "occupancy", 0) == neither
+
+
 def test_after_the_engine_failed_any_legal_move_is_taken_there() -> None:
     game, help = opening(), BoardHelp()
     opponent = ComputerOpponent(ComputerPlayer(side=1), seconds=None)

@@ -61,6 +61,18 @@ def test_an_accepted_placement_is_journaled_and_lit_green() -> None:
     assert fx.status == "morris: Black to move" and fx.log == ("White: d2",)
 
 
+def test_a_session_resumed_after_a_restart_lights_the_last_action_again() -> None:
+    game = new_game("morris")
+    for text in ("d2", "a1", "d6"):
+        game.apply(text)
+    resumed = Session(game, MORRIS, "occupancy", cells=MORRIS.cells, settle=0.25, grace=1.5)
+    fx = resumed.start(0.0, 1000.0)
+    assert colour(fx, MORRIS, "d6") == GREEN  # White's last placement, as before the restart
+    assert colour(fx, MORRIS, "d2") == OFF and colour(fx, MORRIS, "a1") == OFF
+    fresh = morris_session().start(0.0, 1000.0)
+    assert fresh.frame == (OFF,) * MORRIS.led_count  # a new game has no last move
+
+
 def test_a_lifted_piece_shows_its_origin_and_targets() -> None:
     s = morris_session()
     place_all_without_mills(s.game)

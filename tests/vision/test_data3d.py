@@ -4,10 +4,10 @@ The frames were rendered once by bench/render3d/generate.py (3D pieces with thei
 perspective, soft shadows, glossy highlights, 2700-6500 K light, lens distortion, arms over
 the board); no rendering here. The floors below are what the recogniser reaches on the set
 today (the README gives the figures; the targets, 99.9 % per cell and 99 % per board, are
-not reached): they guard against regressions. A frame with an arm over the board is
-taken for a position only in the one known case, and the board is found in every frame
-without one but the two named below. Frames 000-015 of each game were looked at while the
-reader was improved; 016-036 were rendered after, and only measured.
+not reached): they guard against regressions. No frame with an arm over the board is
+taken for a position, and the board is found in every frame without one. Frames 000-015
+of each game were looked at while the reader was improved; 016-036 were rendered after,
+and only measured (then looked at too, for issue 12's second round).
 
 The quick test reads the first frames of each game; the whole set is ``slow``.
 """
@@ -26,15 +26,15 @@ from tavola.vision.source import read_image
 DATA = Path(__file__).parent / "data3d"
 GAMES = ["morris", "draughts", "quixo", "tessere", "sequence-kids", "quinque"]
 # Per-cell floors (fraction of cells read right over the frames without a hand).
-FLOORS = {"morris": 0.985, "draughts": 0.955, "quixo": 0.98, "tessere": 0.975,
-          "sequence-kids": 0.975, "quinque": 0.80}
-# Frames without a hand where the board is not found: quinque-008 (its 0.8-skydiver markers,
-# BOARD.md wants them sized in tiles: docs/vision.md, "Known limits"), draughts-028 (the
-# camera so close that two markers are cut by the frame's edge).
-LOST = {"quinque": 1, "draughts": 1}
-# Hand frames read as a position: morris-026 (a brown hand over the wooden rim, which a
-# single picture's hand detector misses; a running camera compares with the bare rim).
-HAND_MISREAD = {"morris": 1}
+FLOORS = {"morris": 0.985, "draughts": 0.955, "quixo": 0.985, "tessere": 0.975,
+          "sequence-kids": 0.985, "quinque": 0.92}
+# Frames without a hand where the board is not found: none (quinque-008's markers are too
+# small to decode and are told apart by where they lie; draughts-028's camera is so close
+# that two markers are cut by the frame's edge, and their parts in the frame confirm them).
+LOST: dict[str, int] = {}
+# Hand frames read as a position: none (morris-026's purple sleeve along the rim has no
+# step of colour but at its ends; it is off the wood's hue).
+HAND_MISREAD: dict[str, int] = {}
 
 
 def _check(tally: SetTally, slack: float = 0.0) -> None:
@@ -95,11 +95,13 @@ def test_a_glossy_block_mirroring_the_light_is_still_a_block() -> None:
     assert truth["d5"] == "K" and read["d5"] == "K"
 
 
-def test_quinque_small_backpacks_are_seen_and_a_smooth_glare_is_no_tile() -> None:
-    # Far away, a backpack covers little of a skydiver's middle; its most colourful pixels
-    # still show red. In quinque-014 a lamp's reflection at the mat's edge is as light as
-    # a tile, but smooth: no prints on it, so no tile.
-    for name, cells in (("quinque-013", ("1,1", "1,2")), ("quinque-014", ())):
+def test_quinque_small_backpacks_are_seen_and_a_lamps_reflection_is_no_tile() -> None:
+    # Far away, a backpack still covers a skydiver's middle: quinque-013 reads its red
+    # ones. A lamp's reflection on the mat is as light as a tile but bare (quinque-014 at
+    # the mat's edge, a round spot in 027 and 028, the square of an area light in 017):
+    # a tile carries prints, so none of them is a tile.
+    for name, cells in (("quinque-013", ("1,1", "1,2")), ("quinque-014", ()),
+                        ("quinque-017", ()), ("quinque-027", ()), ("quinque-028", ())):
         meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
         image = read_image(DATA / f"{name}.jpg")
         reading = Recogniser("quinque", fov=float(meta["fov"])).read(image)
@@ -107,6 +109,57 @@ def test_quinque_small_backpacks_are_seen_and_a_smooth_glare_is_no_tile() -> Non
         assert set(read) == set(meta["cells"]), name  # no phantom tile, none missed
         for cell in cells:
             assert read[cell] == meta["cells"][cell] == "R", cell
+
+
+def test_quinque_tiles_blown_out_by_a_reflection_are_tiles_but_doubted() -> None:
+    # In quinque-013, 025, 026 and 031 a lamp's reflection whitens a tile (whole or in
+    # part) so that few prints show: a white square next to the cluster, edge to edge with
+    # it, the mat around it not white. Its skydivers are read but doubted.
+    for name in ("quinque-013", "quinque-025", "quinque-026", "quinque-031"):
+        meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+        image = read_image(DATA / f"{name}.jpg")
+        reading = Recogniser("quinque", fov=float(meta["fov"])).read(image)
+        assert set(aligned(meta["cells"], reading.cells)) == set(meta["cells"]), name
+        assert len(reading.uncertain) >= 4, name
+
+
+def test_quinque_backpacks_paled_by_a_reflection_are_at_least_doubted() -> None:
+    # quinque-019 and 010: orange backpacks under an area light's reflection keep their
+    # hue but lose most of their chroma, as pale as grey left warm by a clipped paper. A
+    # middle that comes near a backpack is read free but doubted, for the rules to decide.
+    for name, cells in (("quinque-019", ("0,0", "2,0")), ("quinque-010", ("-2,-2",))):
+        meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+        reading = Recogniser("quinque", fov=float(meta["fov"])).read(
+            read_image(DATA / f"{name}.jpg"))
+        read = aligned(meta["cells"], reading.cells)
+        doubted = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
+        for cell in cells:
+            assert meta["cells"][cell] == "O"
+            assert read[cell] == "O" or cell in doubted, (name, cell)
+
+
+def test_quinque_lattice_follows_the_tiles_edges_at_a_tilt() -> None:
+    # quinque-029, tilted 24 degrees: the tiles' sides and shadows border their faces,
+    # and the coverage alone put the lattice a fifth of a unit off, beside the backpacks.
+    meta = json.loads((DATA / "quinque-029.json").read_text(encoding="utf-8"))
+    reading = Recogniser("quinque", fov=float(meta["fov"])).read(
+        read_image(DATA / "quinque-029.jpg"))
+    assert aligned(meta["cells"], reading.cells) == meta["cells"]
+
+
+def test_quinque_orange_backpacks_turned_yellow_are_orange() -> None:
+    # quinque-021 and 025: a bright orange whose red channel clips reads yellow (hue 80
+    # to 100 degrees), where an olive suit's thin lines lie too, paler. (Not counted: the
+    # skydivers of 025's tile blown out by a reflection, read but doubted.)
+    for name in ("quinque-021", "quinque-025"):
+        meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+        image = read_image(DATA / f"{name}.jpg")
+        reading = Recogniser("quinque", fov=float(meta["fov"])).read(image)
+        read = aligned(meta["cells"], reading.cells)
+        doubted = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
+        oranges = [c for c, t in meta["cells"].items() if t == "O" and c not in doubted]
+        assert len(oranges) >= 9, name
+        assert sum(read[c] == "O" for c in oranges) >= len(oranges) - 1, name
 
 
 def test_quixo_at_a_steep_tilt_is_read_on_the_cube_tops() -> None:
@@ -122,3 +175,51 @@ def test_pale_sequence_chips_are_read_by_their_hue() -> None:
     truth, read = _read("sequence-kids-010")
     for cell in ("b2", "d2", "e5"):
         assert read[cell] == truth[cell], cell
+
+
+@pytest.mark.parametrize("name", ["quinque-008", "draughts-028"])
+def test_the_board_is_found_from_tiny_or_cut_markers(name: str) -> None:
+    meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+    reading = Recogniser(meta["game"], fov=float(meta["fov"])).read(read_image(
+        DATA / f"{name}.jpg"))
+    assert reading.fix is not None and len(reading.fix.seen) == 4
+
+
+def _hand(name: str) -> bool:
+    meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+    return Recogniser(meta["game"], fov=float(meta["fov"])).read(
+        read_image(DATA / f"{name}.jpg")).hand
+
+
+def test_a_sleeve_along_the_rim_is_a_hand_in_a_single_picture() -> None:
+    # morris-026: a purple sleeve covers a third of the west rim and a brown hand the
+    # board; along the sleeve the rim is one colour (no step), but not the wood's hue.
+    assert _hand("morris-026")
+
+
+@pytest.mark.parametrize("name", ["draughts-020", "morris-016", "sequence-kids-012", "quixo-022"])
+def test_a_lamps_reflection_on_the_rim_is_no_hand(name: str) -> None:
+    # A glare spot on the varnished rim is a sharp step of lightness along it, but it is
+    # the wood's hue, paler and lighter as a veil of white light makes it.
+    assert not _hand(name)
+
+
+def test_quixo_marks_off_the_faces_middle_are_read() -> None:
+    # quixo-019 d3: the cube's side and a seam fill a corner of the cell, and its O sits
+    # off the middle; quixo-028 c2, d1: cubes pushed aside, their O's lines run outside the
+    # ring an O normally fills.
+    for name, cells in (("quixo-019", ("d3",)), ("quixo-028", ("c2", "d1"))):
+        truth, read = _read(name)
+        for cell in cells:
+            assert read[cell] == truth[cell] == "O", (name, cell)
+
+
+def test_veiled_sequence_chips_keep_their_hue() -> None:
+    # sequence-kids-019: red chips under a lamp's reflection keep little chroma (pale
+    # pink), but one colour all over their middle; sequence-kids-020: pale yellow chips
+    # come nearer green than yellow in Lab, but their hue is yellow's.
+    for name, cells in (("sequence-kids-019", ("b6", "b7", "c7", "a4")),
+                        ("sequence-kids-020", ("f2", "b3"))):
+        truth, read = _read(name)
+        for cell in cells:
+            assert read[cell] == truth[cell], (name, cell)
