@@ -4,6 +4,9 @@ Run: ``.venv/bin/python bench/strength.py [-n GAMES] [--jobs J] [--parts ...] [G
 
 1. ``random``: every level against a random player, per game, at the levels' node budgets
    (node counts, so the machine's load does not change a single move): target >= 99 % won.
+   In morris the levels that use the endgame tables in play (``strongest``) use them here
+   too: from the cache (``--endgames DIR``), built first when missing; ``--no-endgames``
+   plays search alone.
 2. ``greedy``: ``strongest`` against a greedy one-ply player (the best turn by the same
    static evaluation, ties at random): target >= 90 % won.
 3. ``peers``: against other programs at equal time per move (``--seconds``): morris and
@@ -38,9 +41,10 @@ import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
-from tavola.ai import LEVELS, analyse, evaluate, pick
+from tavola.ai import LEVELS, analyse, evaluate, morris_endgames, pick
 from tavola.ai import evaluation as ai_evaluation
 from tavola.games import Game, legal_turns, new_game
 
@@ -71,6 +75,7 @@ class Side:
     seconds: float | None = None
     before: str = ""
     nodes: int | None = None  # instead of the level's node budget
+    endgames: str = ""  # morris: the directory of the endgame tables its level uses
 
 
 @dataclass
@@ -142,9 +147,22 @@ def _knowledge_of(rev: str, game_name: str) -> Iterator[None]:
         table[game_name] = now
 
 
+_TABLES: dict[str, Any] = {}
+
+
+def endgame_tables(directory: str) -> Any:
+    """The morris endgame tables in ``directory``, loaded once a process (as the daemon
+    loads them once); None when none are there."""
+    if directory not in _TABLES:
+        _TABLES[directory] = morris_endgames.load(Path(directory))
+    return _TABLES[directory]
+
+
 def tavola(side: Side) -> Player:
-    """tavola.ai at ``side.level``: its node budget, or ``side.seconds`` a move."""
+    """tavola.ai at ``side.level``: its node budget, or ``side.seconds`` a move; with
+    ``side.endgames``, the morris endgame tables as in play (levels that use them)."""
     name = f"tavola {side.level}" + (f" {side.seconds:g}s" if side.seconds else "")
+    tables = endgame_tables(side.endgames) if side.endgames else None
     player = Player(name + (f" (evaluation of {side.before})" if side.before else ""),
                     lambda g, r: ())
 
@@ -153,11 +171,11 @@ def tavola(side: Side) -> Player:
         with _knowledge_of(side.before, game.name):
             if side.seconds is None:
                 lvl = LEVELS[side.level]
-                result = analyse(game, lvl, nodes=side.nodes, seed=seed)
+                result = analyse(game, lvl, nodes=side.nodes, seed=seed, endgames=tables)
                 turn = pick(result.ranked, lvl, seed)
             else:
                 result = analyse(game, side.level, seconds=side.seconds,
-                                 clock=time.perf_counter, seed=seed)
+                                 clock=time.perf_counter, seed=seed, endgames=tables)
                 turn = result.ranked[0].turn
         player.nodes += result.nodes
         return turn
@@ -509,6 +527,34 @@ def _pairings(chosen: list[tuple[str, dict[str, Any]]], parts: set[str], n: int,
     return out
 
 
+def ensure_endgames(directory: Path | None) -> str:
+    """The directory of the morris endgame tables (the cache by default), built there
+    first when none are (a minute or two, needs numpy), as `tavola endgames build` does."""
+    where = directory or morris_endgames.default_directory()
+    if morris_endgames.load(where) is None:
+        from tavola.ai.morris_retrograde import build as build_tables
+
+        print(f"morris endgame tables: none in {where}; building them (a minute or two)",
+              flush=True)
+        built = build_tables()
+        stats = {name: {"won": int((v > 0).sum()), "lost": int((v < 0).sum())}
+                 for name, v in built.items()}
+        morris_endgames.save(built, where, stats)
+    print(f"morris endgame tables: {where} (used by the levels that use them in play)")
+    return str(where)
+
+
+def with_endgames(pairing: Pairing, directory: str) -> Pairing:
+    """``pairing`` with its tavola sides using the morris endgame tables (morris only)."""
+    if pairing.game != "morris":
+        return pairing
+
+    def side(s: Side) -> Side:
+        return replace(s, endgames=directory) if s.kind == "tavola" else s
+
+    return replace(pairing, ai=side(pairing.ai), other=side(pairing.other))
+
+
 def _missing(side: Side) -> str | None:
     """The pip package a peer needs when it is not installed."""
     try:
@@ -542,6 +588,12 @@ def main(argv: list[str] | None = None) -> int:
                         "(default: club's)")
     parser.add_argument("--evaluation", default="",
                         help="git revision whose evaluations every player uses (a baseline)")
+    parser.add_argument("--endgames", default="",
+                        help="directory of the morris endgame tables the levels that use "
+                        "them (strongest) play with, as in play; default: the cache "
+                        "(`tavola endgames build`), built there first when missing")
+    parser.add_argument("--no-endgames", action="store_true",
+                        help="morris without the endgame tables (search alone)")
     parser.add_argument("--jobs", "-j", type=int, default=2, help="worker processes")
     args = parser.parse_args(argv)
     parts = set(args.parts.split(",")) - {""}
@@ -559,6 +611,9 @@ def main(argv: list[str] | None = None) -> int:
     for p in [p for p in plan if _missing(p.other)]:
         print(f"{p.label}: skipped, pip install {_missing(p.other)}")
     plan = [p for p in plan if not _missing(p.other)]
+    if any(p.game == "morris" for p in plan) and not args.no_endgames:
+        directory = ensure_endgames(Path(args.endgames) if args.endgames else None)
+        plan = [with_endgames(p, directory) for p in plan]
     print(f"tavola.ai strength: {n} games a pairing ({strong} for strongest, "
           f"{args.peer_games} against other programs at {args.seconds:g} s a move), "
           f"colours alternating, {args.jobs} worker(s)")

@@ -10,7 +10,8 @@ games' public extras). Each is written from the game's strategy:
 - draughts, per variant: material with kings worth more where they fly, tempo (how far the
   men have come), the back rank kept, the centre, runaway men near the crown;
 - quixo: lines still open for each side (four of five weigh most: the opponent's are
-  threats), the centre cube, own cubes;
+  threats), the centre cube, own cubes (:mod:`tavola.ai.quixo_lines`, on bitboards, which
+  also tells the searcher who can complete a line in one push);
 - tessere: the race for safe placements (a checker that leaves three of a configuration
   sharing a colour another checker carries hands over the win), who makes the last safe
   one, who holds the last block (the second block wins a full board);
@@ -25,6 +26,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from tavola.ai.quinque_lines import wins_in_one as _quinque_wins_in_one
+from tavola.ai.quixo_lines import evaluate as _quixo
+from tavola.ai.quixo_lines import wins_in_one as _quixo_wins_in_one
 from tavola.games import Game
 from tavola.games.morris import Morris
 
@@ -52,6 +56,15 @@ class Knowledge:
     forcing: Callable[[list[Any]], bool] | None = None
     # How urgent each action is, from the public board (MCTS: playouts and priors).
     action_scores: Callable[[Game[Any], list[Any]], list[int]] | None = None
+    # Whether the player to move (True) or the other side (False: its threat) can win with
+    # one action now, answered without playing the moves: the searcher then scores a node
+    # won at once, and at the horizon answers a threat instead of standing pat on it.
+    # Only for games of two sides; True must be certain, False may miss a win.
+    wins_in_one: Callable[[Game[Any], bool], bool] | None = None
+    # Whether a threat at the horizon is answered by searching every answer one action
+    # more: where a turn is one action (Quixo). Quinque's first actions run to hundreds
+    # and its second action could still break the threat, so one action more says little.
+    threat_extension: bool = True
 
 
 def _two_sides(game: Game[Any], player: int) -> int:
@@ -162,43 +175,6 @@ def _draughts_capture(moves: list[Any]) -> bool:
     """Every legal action captures (capturing is compulsory; a variant with huffing may
     leave a capture optional, and then the position is not forcing)."""
     return bool(moves) and all("x" in str(m) for m in moves)
-
-
-# ----------------------------------------------------------------------------- quixo
-def _lines(n: int) -> list[list[str]]:
-    cells = [[f"{chr(97 + f)}{r + 1}" for f in range(n)] for r in range(n)]
-    lines = [row[:] for row in cells] + [[cells[r][f] for r in range(n)] for f in range(n)]
-    lines.append([cells[i][i] for i in range(n)])
-    lines.append([cells[i][n - 1 - i] for i in range(n)])
-    return lines
-
-
-_QUIXO_LINE = (0, 1, 4, 12, 60, 0, 0)
-
-
-def _quixo(game: Game[Any]) -> int:
-    n = game.options["size"]
-    me = game.current_player
-    mark = game.player_names[me][:2]  # "Ci" / "Cr"
-    own_mark = "O" if mark == "Ci" else "X"
-    view = game.view()
-    top = {cell: token[:1] for cell, token in view.items()}
-    score = 0
-    for line in _lines(n):
-        own = sum(1 for c in line if top[c] == own_mark)
-        opp = sum(1 for c in line if top[c] not in (".", own_mark))
-        k = n - 5  # small boards: scale the line weights down to their length
-        if not opp:
-            score += _QUIXO_LINE[max(0, own - k)]
-        elif not own:
-            score -= _QUIXO_LINE[max(0, opp - k)] * (3 if opp == n - 1 else 1)
-    centre = f"{chr(97 + n // 2)}{n // 2 + 1}"
-    if top[centre] == own_mark:
-        score += 4
-    elif top[centre] != ".":
-        score -= 4
-    score += sum(1 if t == own_mark else -1 for t in top.values() if t != ".")
-    return score
 
 
 # ----------------------------------------------------------------------------- tessere
@@ -429,12 +405,13 @@ def _no_key(game: Game[Any]) -> None:
 KNOWLEDGE: dict[str, Knowledge] = {
     "morris": Knowledge(_morris, _key_from_game, _two_sides),
     "draughts": Knowledge(_draughts, _key_from_game, _two_sides, forcing=_draughts_capture),
-    "quixo": Knowledge(_quixo, _quixo_key, _teams),
+    "quixo": Knowledge(_quixo, _quixo_key, _teams, wins_in_one=_quixo_wins_in_one),
     "tessere": Knowledge(_tessere, _tessere_key, _two_sides),
     "sequence-kids": Knowledge(
         _sequence, _no_key, _teams, hidden=True, action_scores=sequence_action_scores
     ),
-    "quinque": Knowledge(_quinque, _quinque_key, _two_sides, free_continuation=False),
+    "quinque": Knowledge(_quinque, _quinque_key, _two_sides, free_continuation=False,
+                         wins_in_one=_quinque_wins_in_one, threat_extension=False),
 }
 
 

@@ -102,13 +102,19 @@ class AlphaBeta:
     _deadline: float | None = None
     _enforce: bool = False
     _forcing: Callable[[list[Any]], bool] | None = None
+    _wins_in_one: Callable[[Game[Any], bool], bool] | None = None
+    _extend: bool = True
 
     def __post_init__(self) -> None:
         # Knowledge loaded from an older revision (the strength bench's A/B) has no field.
         self._forcing = getattr(self.knowledge, "forcing", None)
+        self._wins_in_one = getattr(self.knowledge, "wins_in_one", None)
+        self._extend = getattr(self.knowledge, "threat_extension", True)
 
-    def run(self, count: int = 1, exclude: Sequence[Turn] = ()) -> SearchResult:
-        """Rank the turns of the player to move; the best ``count`` get exact scores."""
+    def run(self, count: int = 1, exclude: Sequence[Turn] = (), margin: int = 0) -> SearchResult:
+        """Rank the turns of the player to move; the best ``count`` get exact scores, and so
+        does every turn scored within ``margin`` of the best (the others' scores are upper
+        bounds below that: a level choosing among the near-best needs the exact ones)."""
         game = self.game
         if game.outcome() is not None:
             return SearchResult([], 0, 0)
@@ -128,7 +134,7 @@ class AlphaBeta:
         for depth in range(1, self.max_depth + 1):
             self._enforce = depth > 1  # the first iteration always finishes: a hint exists
             try:
-                ranked = self._root(ranked, depth, max(1, count))
+                ranked = self._root(ranked, depth, max(1, count), margin)
             except OutOfBudget:
                 break
             done = depth
@@ -167,7 +173,8 @@ class AlphaBeta:
         return ScoredTurn(tuple(turn), item.score, text)
 
     # ------------------------------------------------------------------ root
-    def _root(self, ranked: list[ScoredTurn], depth: int, count: int) -> list[ScoredTurn]:
+    def _root(self, ranked: list[ScoredTurn], depth: int, count: int,
+              margin: int = 0) -> list[ScoredTurn]:
         game = self.game
         side = self.knowledge.side
         me = side(game, game.current_player)
@@ -179,6 +186,8 @@ class AlphaBeta:
                 floor = -INF
             else:
                 floor = sorted((s.score for s in scored), reverse=True)[count - 1]
+            if margin and scored:
+                floor = min(floor, max(s.score for s in scored) - margin)
             try:
                 if side(game, game.current_player) == me:
                     value = self._value(depth - 1, floor, INF, len(item.turn), False)
@@ -221,11 +230,20 @@ class AlphaBeta:
             exact = self.oracle(game)
             if exact is not None:
                 return exact - ply if exact > 0 else exact + ply if exact < 0 else 0
+        wins_in_one = self._wins_in_one
+        if wins_in_one is not None and not mid_turn and wins_in_one(game, True):
+            return WIN - ply - 1  # a line completed with the next action
         moves = game.legal_moves()
         if depth <= 0 and not (mid_turn and self.knowledge.free_continuation) and (
             len(moves) != 1 or ply > self.max_depth + 16
         ) and not (ply <= self.max_depth + 16 and self._forcing is not None
-                   and self._forcing(moves)):
+                   and self._forcing(moves)) and not (
+            # The opponent threatens to win at once: a static score would stand pat on a
+            # lost position. Every answer is searched one ply, where the check above
+            # tells whether it stopped the threat (once: depth -1 stops there).
+            depth == 0 and wins_in_one is not None and self._extend
+            and ply <= self.max_depth + 16 and wins_in_one(game, False)
+        ):
             return self.knowledge.evaluate(game)
         key = self.knowledge.key(game)
         entry = self._table.get(key) if key is not None else None

@@ -115,3 +115,24 @@ def test_sequence_urgency_blocks_a_three_before_spending_a_dragon() -> None:
 def test_sequence_urgency_keeps_the_wild_cards_for_when_they_matter() -> None:
     game = _sequence_position({}, ["unicorn", "hippo", "camel"])
     assert not any(m.startswith("unicorn") for m in _most_urgent(game))
+
+
+def test_quinque_a_backpack_that_completes_five_is_seen_without_playing_it() -> None:
+    """The searcher's check of a win in one action (a backpack on a tile on the table or
+    on a tile added next to it) agrees with playing every such action; it never claims a
+    win that is not there."""
+    from tavola.ai.quinque_lines import wins_in_one
+    from tavola.games.quinque import AddTile, Mark
+
+    seen = {True: 0, False: 0}
+    for seed in range(12):
+        rng = random.Random(seed)
+        game = new_game("quinque")
+        while game.outcome() is None and len(game.history) < 120:
+            if game.phase == 1:  # a turn's first action
+                placing = [m for m in game.legal_moves() if isinstance(m, Mark | AddTile)]
+                expected = any(_wins(game, m) for m in placing)
+                assert wins_in_one(game) == expected, game.to_dict()
+                seen[expected] += 1
+            game.apply(rng.choice(game.legal_moves()))
+    assert seen[True] >= 20 and seen[False] >= 200, seen
