@@ -33,6 +33,9 @@ from tavola.games import Game
 from tavola.games.morris import Morris
 
 WIN = 1_000_000  # a won game; minus the plies it takes, so sooner is better
+# How much worse than an even game a Quixo cycle is for the searching side (hundredths of
+# a man; an open four weighs 60): an even, quiet position is no reason to repeat.
+QUIXO_CONTEMPT = 40
 Evaluator = Callable[[Game[Any]], int]
 
 
@@ -65,6 +68,11 @@ class Knowledge:
     # more: where a turn is one action (Quixo). Quinque's first actions run to hundreds
     # and its second action could still break the threat, so one action more says little.
     threat_extension: bool = True
+    # The score, for the side to move at the root, of a position met again (earlier in the
+    # game or on the search path); None: never. Where play can cycle without end (Quixo) a
+    # draw by cycling is worth less than a plan that keeps the game going, so the engine
+    # shuffles the same pushes only when it thinks itself clearly worse (a contempt).
+    repetition_score: int | None = None
 
 
 def _two_sides(game: Game[Any], player: int) -> int:
@@ -405,7 +413,8 @@ def _no_key(game: Game[Any]) -> None:
 KNOWLEDGE: dict[str, Knowledge] = {
     "morris": Knowledge(_morris, _key_from_game, _two_sides),
     "draughts": Knowledge(_draughts, _key_from_game, _two_sides, forcing=_draughts_capture),
-    "quixo": Knowledge(_quixo, _quixo_key, _teams, wins_in_one=_quixo_wins_in_one),
+    "quixo": Knowledge(_quixo, _quixo_key, _teams, wins_in_one=_quixo_wins_in_one,
+                       repetition_score=-QUIXO_CONTEMPT),
     "tessere": Knowledge(_tessere, _tessere_key, _two_sides),
     "sequence-kids": Knowledge(
         _sequence, _no_key, _teams, hidden=True, action_scores=sequence_action_scores

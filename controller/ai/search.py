@@ -104,12 +104,18 @@ class AlphaBeta:
     _forcing: Callable[[list[Any]], bool] | None = None
     _wins_in_one: Callable[[Game[Any], bool], bool] | None = None
     _extend: bool = True
+    # Keys of the positions played before the root and of those on the search path: met
+    # again, a position scores ``Knowledge.repetition_score`` for the root's side.
+    _seen: set[Hashable] = field(default_factory=set)
+    _repetition: int | None = None
+    _root_side: int = 0
 
     def __post_init__(self) -> None:
         # Knowledge loaded from an older revision (the strength bench's A/B) has no field.
         self._forcing = getattr(self.knowledge, "forcing", None)
         self._wins_in_one = getattr(self.knowledge, "wins_in_one", None)
         self._extend = getattr(self.knowledge, "threat_extension", True)
+        self._repetition = getattr(self.knowledge, "repetition_score", None)
 
     def run(self, count: int = 1, exclude: Sequence[Turn] = (), margin: int = 0) -> SearchResult:
         """Rank the turns of the player to move; the best ``count`` get exact scores, and so
@@ -122,6 +128,8 @@ class AlphaBeta:
         start = clock() if clock else None
         if start is not None and self.budget.seconds is not None:
             self._deadline = start + self.budget.seconds
+        played = self._played_keys() if self._repetition is not None else frozenset()
+        self._root_side = self.knowledge.side(game, game.current_player)
         excluded = {tuple(t) for t in exclude}
         if self.knowledge.free_continuation:
             every = legal_turns(game)
@@ -133,6 +141,7 @@ class AlphaBeta:
         done = 0
         for depth in range(1, self.max_depth + 1):
             self._enforce = depth > 1  # the first iteration always finishes: a hint exists
+            self._seen = set(played)  # an iteration cut by the budget leaves its path here
             try:
                 ranked = self._root(ranked, depth, max(1, count), margin)
             except OutOfBudget:
@@ -171,6 +180,25 @@ class AlphaBeta:
                 game.undo()
         text = game.turn_notation([str(m) for m in turn])
         return ScoredTurn(tuple(turn), item.score, text)
+
+    def _played_keys(self) -> frozenset[Hashable]:
+        """The keys of the root and every position before it in the game's history
+        (taken back on the search's own copy, then played again)."""
+        game = self.game
+        key = self.knowledge.key
+        seen: set[Hashable] = set()
+        taken: list[Any] = []
+        while True:
+            k = key(game)
+            if k is not None:
+                seen.add(k)
+            try:
+                taken.append(game.undo())
+            except IndexError:
+                break
+        for move in reversed(taken):
+            game.push(move)
+        return frozenset(seen)
 
     # ------------------------------------------------------------------ root
     def _root(self, ranked: list[ScoredTurn], depth: int, count: int,
@@ -246,6 +274,12 @@ class AlphaBeta:
         ):
             return self.knowledge.evaluate(game)
         key = self.knowledge.key(game)
+        seen = self._seen
+        repetition = self._repetition
+        if key is not None and repetition is not None and not mid_turn and key in seen:
+            # Met again: play could cycle here for ever.
+            ours = self.knowledge.side(game, game.current_player) == self._root_side
+            return repetition if ours else -repetition
         entry = self._table.get(key) if key is not None else None
         first = None
         if entry is not None:
@@ -268,6 +302,9 @@ class AlphaBeta:
         origin = alpha
         best = -INF
         best_move = moves[0]
+        on_path = key is not None and repetition is not None and not mid_turn
+        if on_path:
+            seen.add(key)
         for move in moves:
             game.push(move)
             try:
@@ -288,6 +325,8 @@ class AlphaBeta:
                     if alpha >= beta:
                         history[move] = history.get(move, 0) + depth * depth
                         break
+        if on_path:
+            seen.discard(key)
         if key is not None:
             flag = _UPPER if best <= origin else _LOWER if best >= beta else _EXACT
             self._table[key] = _Entry(depth, best, flag, best_move)
