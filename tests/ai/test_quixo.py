@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 from tavola.ai import WIN, choose_turn
-from tavola.ai.evaluation import knowledge
+from tavola.ai.evaluation import QUIXO_CONTEMPT, knowledge
 from tavola.ai.quixo_lines import wins_in_one
 from tavola.ai.search import AlphaBeta, Budget
 from tavola.games import Game, new_game
@@ -96,3 +96,28 @@ def _after(game: Game[Any], move: Any) -> Game[Any]:
 def _loses(game: Game[Any], move: Any) -> bool:
     outcome = _after(game, move).outcome()
     return outcome is not None and game.current_player not in outcome.winners
+
+
+def _ranked_scores(game: Game[Any], depth: int) -> dict[Any, int]:
+    search = AlphaBeta(game.copy(), knowledge(game), Budget(nodes=10**6), max_depth=depth)
+    return {r.turn[0]: r.score for r in search.run(count=64).ranked}
+
+
+def test_a_position_met_again_scores_the_contempt() -> None:
+    """Bench game 0 v greedy ran to the ply cap: strongest pushed its cube back and forth,
+    greedy answered likewise, and the same positions came round for ever. A push that lets
+    the opponent bring back a position already played now scores at most the contempt
+    (the searcher's side is worse off cycling than in an even game); in the same position
+    without that history it is an ordinary push."""
+    played = new_game("quixo")
+    for text in ("a1>e1", "a5>e5", "e1>a1", "e5>a5"):  # then a1>e1, a5>e5 repeat
+        played.apply(played.parse_move(text))
+    fresh = _position(_rows(played), 0)
+    cycle = played.parse_move("a1>e1")
+    assert _ranked_scores(played, 3)[cycle] <= -QUIXO_CONTEMPT
+    assert _ranked_scores(fresh, 3)[cycle] > -QUIXO_CONTEMPT // 2
+
+
+def _rows(game: Game[Any]) -> list[str]:
+    view = game.view()
+    return [" ".join(view[f"{f}{r}"][:1] for f in "abcde") for r in range(5, 0, -1)]
