@@ -96,6 +96,9 @@ class AlphaBeta:
     budget: Budget
     oracle: Oracle | None = None
     max_depth: int = 64
+    # Whether positions met again score the game's ``Knowledge.repetition_score`` (a level
+    # that plays to win; the low levels' near-best picks would read it as a real loss).
+    contempt: bool = True
     nodes: int = 0
     _table: dict[Hashable, _Entry] = field(default_factory=dict)
     _history: dict[Any, int] = field(default_factory=dict)
@@ -115,7 +118,8 @@ class AlphaBeta:
         self._forcing = getattr(self.knowledge, "forcing", None)
         self._wins_in_one = getattr(self.knowledge, "wins_in_one", None)
         self._extend = getattr(self.knowledge, "threat_extension", True)
-        self._repetition = getattr(self.knowledge, "repetition_score", None)
+        if self.contempt:
+            self._repetition = getattr(self.knowledge, "repetition_score", None)
 
     def run(self, count: int = 1, exclude: Sequence[Turn] = (), margin: int = 0) -> SearchResult:
         """Rank the turns of the player to move; the best ``count`` get exact scores, and so
