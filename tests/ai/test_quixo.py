@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tavola.ai import WIN, choose_turn
+from tavola.ai import LEVELS, WIN, analyse, choose_turn
 from tavola.ai.evaluation import QUIXO_CONTEMPT, knowledge
 from tavola.ai.quixo_lines import wins_in_one
 from tavola.ai.search import AlphaBeta, Budget
@@ -121,3 +121,28 @@ def test_a_position_met_again_scores_the_contempt() -> None:
 def _rows(game: Game[Any]) -> list[str]:
     view = game.view()
     return [" ".join(view[f"{f}{r}"][:1] for f in "abcde") for r in range(5, 0, -1)]
+
+
+# Bench game 103, beginner (crosses) v random play, up to the crosses' 19th push.
+_GAME_103 = (
+    "a4>a1 e4>e1 a5>a1 e2>a2 e2>a2 c1>a1 a2>e2 a2>e2 a5>e5 e1>e5 a4>e4 d5>e5 a3>e3 d5>d1 "
+    "b5>e5 e2>e5 a4>a5 a4>a1 e3>e5 a4>e4 b5>a5 a2>a5 e2>e5 a3>e3 a4>a1 a5>a1 a5>a1 d5>d1 "
+    "a1>e1 a4>a5 b5>e5 a5>a1 e4>a4 a1>e1 e5>a5 c1>c5 a1>a5"
+)
+
+
+def test_only_strongest_has_contempt() -> None:
+    """c5>e5 and d5>e5 bring back played positions. With contempt they scored -40 and
+    beginner's 0.3-man slack then reached e4>a4 (-66), a weak push that lost the game to
+    random play; beginner now scores them as the search sees them, strongest (which picks
+    the best alone) keeps the contempt."""
+    game = new_game("quixo")
+    for text in _GAME_103.split():
+        game.apply(game.parse_move(text))
+    weak = game.parse_move("e4>a4")
+    ranked = analyse(game, "beginner", seed=0).ranked
+    near = [r.turn[0] for r in ranked if r.score >= ranked[0].score - LEVELS["beginner"].slack]
+    assert weak not in near
+    cycling = game.parse_move("c5>e5")
+    strong = {r.turn[0]: r.score for r in analyse(game, "strongest", seed=0, count=64).ranked}
+    assert strong[cycling] <= -QUIXO_CONTEMPT
