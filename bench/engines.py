@@ -93,12 +93,7 @@ def playout_rate(
     while time.perf_counter() - start < SECONDS:
         game = new_game(name, **params)
         if not count_turns:
-            for _ in range(PLY_CAP):
-                moves = game.legal_moves()
-                if not moves:
-                    break
-                game.apply(rng.choice(moves))
-                actions += 1
+            actions += random_playout(game, rng)
             continue
         player = game.current_player
         changed = True
@@ -115,6 +110,19 @@ def playout_rate(
             player = now
     elapsed = time.perf_counter() - start
     return actions / elapsed, turns / elapsed
+
+
+def random_playout(game: Any, rng: random.Random) -> int:
+    """Play ``game`` out at random as the references do (``legal_moves()``, stop if there
+    are none, ``apply`` a random one), at most PLY_CAP actions; the actions played."""
+    actions = 0
+    for _ in range(PLY_CAP):
+        moves = game.legal_moves()
+        if not moves:
+            break
+        game.apply(rng.choice(moves))
+        actions += 1
+    return actions
 
 
 def perft_depth(name: str, params: dict[str, Any]) -> int:
@@ -271,23 +279,13 @@ QUINQUE_GAMES = 6  # random games per engine and round, played alternately
 def quinque_versus_oracle(rounds: int) -> None:
     """Print Quinque's speed against its own engine as issue 13 found it
     (``tests/games/quinque_oracle.py``, which rebuilt the whole geometry for every new
-    cluster): random playouts (the loop of ``playout_rate``) and perft depth 3, in CPU
+    cluster): random playouts (``random_playout``) and perft depth 3, in CPU
     time, one game or perft of each engine in turn, so that the machine's load hits both
     alike; each round's ratio is ours / theirs."""
     root = str(Path(__file__).resolve().parents[1])
     if root not in sys.path:
         sys.path.insert(0, root)  # the oracle lives with the tests
     from tests.games.quinque_oracle import OracleQuinque
-
-    def playout(game: Any, rng: random.Random) -> int:
-        actions = 0
-        for _ in range(PLY_CAP):
-            moves = game.legal_moves()
-            if not moves:
-                break
-            game.apply(rng.choice(moves))
-            actions += 1
-        return actions
 
     def cpu(run: Callable[[], int]) -> tuple[int, float]:
         start = time.process_time()
@@ -305,7 +303,7 @@ def quinque_versus_oracle(rounds: int) -> None:
             seed = r * 1000 + g
             makers: tuple[Callable[[], Any], ...] = (lambda: new_game("quinque"), OracleQuinque)
             for side, make in enumerate(makers):
-                n, t = cpu(functools.partial(playout, make(), random.Random(seed)))
+                n, t = cpu(functools.partial(random_playout, make(), random.Random(seed)))
                 counts[side] += n
                 seconds[side] += t
         mine_p.append(counts[0] / seconds[0])

@@ -11,7 +11,7 @@ an ambiguous move blinks its candidate cells white, and a lost sensor ("board
 disconnected") or a journal that cannot be written ("cannot record") shows every cell dim
 red, steady, until it is back.
 
-The engine's help (controller/hints.py) keeps to the palette: a hint lights its turn's cells
+The engine's help (coach.py, opponent.py, board_help.py) keeps to the palette: a hint lights its turn's cells
 blue; the computer opponent's turn, to be made on the board, blinks its origin cyan (a piece
 to lift), lights its target blue and the pieces it removes red, steady (an error blinks).
 A blunder in ``teaching`` is told by a pattern, not by a colour, so that it reads for the

@@ -67,7 +67,7 @@ def test_the_whole_set(game: str) -> None:
     _check(score_set(DATA, [game])[game])
 
 
-def _read(name: str) -> tuple[dict[str, str], dict[str, str]]:
+def read_frame(name: str) -> tuple[dict[str, str], dict[str, str]]:
     """(truth as the camera should see it, reading) of one committed frame."""
     meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
     image = read_image(DATA / f"{name}.jpg")
@@ -79,7 +79,7 @@ def test_draughts_men_on_a_veiled_square_are_seen() -> None:
     # A lamp's reflection on the varnish pales the right of the board: black men there
     # read lighter than their squares' bare corners, white men barely lighter. Both take
     # the wood's colour away, and a white man is as white as paper.
-    truth, read = _read("draughts-008")
+    truth, read = read_frame("draughts-008")
     for cell in ("h2", "h4", "e5", "f2", "c5"):
         assert read[cell] == truth[cell], cell
 
@@ -87,13 +87,13 @@ def test_draughts_men_on_a_veiled_square_are_seen() -> None:
 def test_pale_tesserae_under_a_lamps_reflection_are_read_by_their_hue() -> None:
     # A point light's reflection veils the right of tessere-011: yellow, red and blue
     # tesserae read pale (yellow close to the bare board's colour). Their hue stays.
-    truth, read = _read("tessere-011")
+    truth, read = read_frame("tessere-011")
     for cell in ("b2", "c1", "c3", "d1", "d4"):
         assert read[cell] == truth[cell], cell
 
 
 def test_a_glossy_block_mirroring_the_light_is_still_a_block() -> None:
-    truth, read = _read("tessere-015")
+    truth, read = read_frame("tessere-015")
     assert truth["d5"] == "K" and read["d5"] == "K"
 
 
@@ -167,14 +167,14 @@ def test_quinque_orange_backpacks_turned_yellow_are_orange() -> None:
 def test_quixo_at_a_steep_tilt_is_read_on_the_cube_tops() -> None:
     # Tilted 26 degrees, the cubes' light sides show and a grid of cube tops half a cube
     # off scores nearly as well as the right one; the camera model keeps it in place.
-    truth, read = _read("quixo-015")
+    truth, read = read_frame("quixo-015")
     assert read == truth
 
 
 def test_pale_sequence_chips_are_read_by_their_hue() -> None:
     # sequence-kids-010: chips under a lamp's reflection read light and pale, too far
     # from any chip colour; their middle is still uniform and of a chip's hue.
-    truth, read = _read("sequence-kids-010")
+    truth, read = read_frame("sequence-kids-010")
     for cell in ("b2", "d2", "e5"):
         assert read[cell] == truth[cell], cell
 
@@ -211,7 +211,7 @@ def test_quixo_marks_off_the_faces_middle_are_read() -> None:
     # off the middle; quixo-028 c2, d1: cubes pushed aside, their O's lines run outside the
     # ring an O normally fills.
     for name, cells in (("quixo-019", ("d3",)), ("quixo-028", ("c2", "d1"))):
-        truth, read = _read(name)
+        truth, read = read_frame(name)
         for cell in cells:
             assert read[cell] == truth[cell] == "O", (name, cell)
 
@@ -222,6 +222,6 @@ def test_veiled_sequence_chips_keep_their_hue() -> None:
     # come nearer green than yellow in Lab, but their hue is yellow's.
     for name, cells in (("sequence-kids-019", ("b6", "b7", "c7", "a4")),
                         ("sequence-kids-020", ("f2", "b3"))):
-        truth, read = _read(name)
+        truth, read = read_frame(name)
         for cell in cells:
             assert read[cell] == truth[cell], (name, cell)

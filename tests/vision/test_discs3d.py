@@ -3,31 +3,17 @@ that hold where the disc's step from its bare cell shrinks (vision.pieces.DiscRe
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import numpy.typing as npt
 
-from tavola.vision.classify import Recogniser, as_seen
 from tavola.vision.pieces import MorrisReader
-from tavola.vision.source import read_image
-
-DATA = Path(__file__).parent / "data3d"
-
-
-def _read(name: str) -> tuple[dict[str, str], dict[str, str]]:
-    """(truth as the camera should see it, reading) of one committed frame."""
-    meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
-    image = read_image(DATA / f"{name}.jpg")
-    reading = Recogniser(meta["game"], fov=float(meta["fov"])).read(image)
-    return as_seen(meta["game"], meta["cells"]), dict(reading.cells)
+from tests.vision.test_data3d import read_frame
 
 
 def test_white_men_on_a_glare_paled_morris_board_are_seen_by_their_grey() -> None:
     # A point light pales the middle of morris-030's light board to nearly the men's
     # white; the board keeps its yellow there, the men are grey.
-    truth, read = _read("morris-030")
+    truth, read = read_frame("morris-030")
     for cell in ("b2", "d2", "e3", "e4"):
         assert read[cell] == truth[cell] == "W", cell
 
@@ -36,7 +22,7 @@ def test_a_glossy_black_man_is_black_however_it_mirrors() -> None:
     # morris-016 f4 mirrors the lamp: lighter than a black man, but not white; morris-027
     # a7 stands on a blown-out spot, its middle tinted but far darker than the board.
     for name, cell in (("morris-016", "f4"), ("morris-027", "a7")):
-        truth, read = _read(name)
+        truth, read = read_frame(name)
         assert read[cell] == truth[cell] == "B", (name, cell)
 
 
@@ -45,7 +31,7 @@ def test_black_men_mirroring_a_bluish_room_on_dark_squares_are_seen() -> None:
     # darker, and bluish; the wood's hue is gone from them all the same.
     for name, cells in (("draughts-004", ("e5", "h4")), ("draughts-006", ("b8",)),
                         ("draughts-014", ("h8",)), ("draughts-030", ("d4",))):
-        truth, read = _read(name)
+        truth, read = read_frame(name)
         for cell in cells:
             assert read[cell] == truth[cell] == "B", (name, cell)
 
@@ -54,13 +40,13 @@ def test_the_edge_of_a_lamps_reflection_is_no_white_man() -> None:
     # A lamp's reflection on the varnish: a blob as white as a man, whose edge crosses
     # the middle of morris-011 e4 and draughts-017 c1 (part blown out, part wood).
     for name, cell in (("morris-011", "e4"), ("draughts-017", "c1")):
-        truth, read = _read(name)
+        truth, read = read_frame(name)
         assert read[cell] == truth[cell] == "", (name, cell)
 
 
 def test_white_men_on_a_paled_morris_board_with_little_yellow_left() -> None:
     for name, cell in (("morris-023", "g1"), ("morris-029", "a1")):
-        truth, read = _read(name)
+        truth, read = read_frame(name)
         assert read[cell] == truth[cell] == "W", (name, cell)
 
 
@@ -68,7 +54,7 @@ def test_white_men_on_dark_squares_paled_by_a_reflection() -> None:
     # A lamp's reflection pales the dark squares to nearly white and takes their colour;
     # the white men on them are a little lighter still.
     for name, cells in (("draughts-005", ("h6",)), ("draughts-026", ("d8", "f8"))):
-        truth, read = _read(name)
+        truth, read = read_frame(name)
         for cell in cells:
             assert read[cell] == truth[cell] == "W", (name, cell)
 
