@@ -11,9 +11,10 @@ an ambiguous move blinks its candidate cells white, and a lost sensor ("board
 disconnected") or a journal that cannot be written ("cannot record") shows every cell dim
 red, steady, until it is back.
 
-The engine's help (coach.py, opponent.py, board_help.py) keeps to the palette: a hint lights its turn's cells
-blue; the computer opponent's turn, to be made on the board, blinks its origin cyan (a piece
-to lift), lights its target blue and the pieces it removes red, steady (an error blinks).
+The engine's help (coach.py, opponent.py, board_help.py) keeps to the palette: a hint lights
+its turn's cells blue; the computer opponent's turn, to be made on the board, blinks its
+origin cyan (a piece to lift), lights its target blue and the pieces it removes red, steady
+(an error blinks).
 A blunder in ``teaching`` is told by a pattern, not by a colour, so that it reads for the
 colour-blind too: the last move's cells flash twice, then pause (:func:`double_flash_on`).
 """
