@@ -222,7 +222,7 @@ def test_a_journaled_hint_survives_a_restart() -> None:
     s.start(0.0, 0.0)
     entry, = hints_of(answered(s, s.command("hint", 1.0, 1.0), 1.0))
     header = StartEntry.of(new_game("morris"), game_id="g", wall=0.0)
-    actions = [ActionEntry(str(m), i % 2, i + 1, 0.0, 0.0) for i, m in enumerate(game.history)]
+    actions = actions_of(game)
     record = Record.of([header, *actions, HintEntry.from_json(entry.to_json())])
     resumed = session(replay(record).game,
                       hinting=HintSettings(nodes=300, seconds=None, per_turn=2))
@@ -431,14 +431,18 @@ def played(s: Session, fx: Effects, journaled: list[Any]) -> Effects:
     return fx
 
 
+def actions_of(game: Game[Any]) -> list[Any]:
+    """The journal's action entries of ``game``'s history (two players alternating)."""
+    return [ActionEntry(str(m), i % 2, i + 1, 0.0, 0.0) for i, m in enumerate(game.history)]
+
+
 REVIEWING = HintSettings(nodes=400, seconds=None, feedback=True, threshold=50)
 
 
 def test_a_blunder_still_flashes_after_a_restart_until_the_next_move() -> None:
     game = mill_threat()
     s = session(game.copy(), hinting=REVIEWING)
-    journaled: list[Any] = [ActionEntry(str(m), i % 2, i + 1, 0.0, 0.0)
-                            for i, m in enumerate(game.history)]
+    journaled = actions_of(game)
     s.start(0.0, 0.0)
     played(s, see(s, reading(s.game, g7="#"), 1.0), journaled)  # the blunder
     before = s.status()
@@ -460,8 +464,7 @@ def test_the_computers_move_is_shown_again_after_a_restart_until_it_is_made() ->
     game = mill_threat()
     computer = ComputerPlayer(side=0, level="strongest", nodes=400)
     s = session(game.copy(), computer=computer)
-    journaled: list[Any] = [ActionEntry(str(m), i % 2, i + 1, 0.0, 0.0)
-                            for i, m in enumerate(game.history)]
+    journaled = actions_of(game)
     played(s, answered(s, s.start(0.0, 0.0), 0.0), journaled)
     resumed = resumed_from(s, journaled, computer=computer)
     assert resumed.start(2.0, 2.0).searches == ()  # known: not asked again
@@ -483,8 +486,7 @@ def test_the_computers_move_is_shown_again_after_a_restart_until_it_is_made() ->
 def test_a_review_journaled_before_the_played_score_was_kept_is_not_shown_again() -> None:
     game = mill_threat()
     s = session(game.copy(), hinting=REVIEWING)
-    journaled: list[Any] = [ActionEntry(str(m), i % 2, i + 1, 0.0, 0.0)
-                            for i, m in enumerate(game.history)]
+    journaled = actions_of(game)
     s.start(0.0, 0.0)
     played(s, see(s, reading(s.game, g7="#"), 1.0), journaled)
     review = journaled[-1]
