@@ -22,7 +22,8 @@ and ands on ints, for every tile at once:
 - a tile's destinations are its row, column and diagonals anded with the frontier, less its
   own free sides that touch no other tile; a tile that splits the others lands only beside
   every group again, i.e. in the one-step spread of each group (found by flooding from its
-  neighbours, or from Tarjan's search);
+  neighbours, one flood per neighbour growing in turn so that the smallest group, usually
+  a short arm, ends the search; or from Tarjan's search);
 - set bits come out in increasing order, which is (x, y) order: the **canonical order** of
   the move lists (tiles in (x, y) order, each tile's destinations in (x, y) order) is what
   iterating them gives, whatever order the tiles were added or moved in.
