@@ -51,9 +51,18 @@ class QuinqueReader(Reader):
     ORANGE_HUE = 106.0  # ... (beyond: olive and green suits)
     MIN_CHROMA = 12.0  # the least chroma of a backpack's middle (a lamp's reflection pales it)
     ORANGE_CHROMA = 27.0  # grey left warm by a clipped paper reads orange up to 26
-    YELLOW_FROM, YELLOW_CHROMA = 95.0, 1.5  # more chroma per degree of hue beyond 95
+    YELLOWER, YELLOW_CHROMA = 95.0, 1.5  # more chroma per degree of hue beyond 95
     LIKE_CHROMA = 10.0  # a pixel of a backpack's hue and this chroma ...
     SHARE = 0.4  # ... covers more than this share of the middle under a backpack
+    # Under a reflection (see _glared), in linear light: opponent hue in degrees (red 26.6,
+    # orange 37.8, a clipped orange up to 95, yellow 90) ...
+    GLARE_HUE = (5.0, 100.0, 35.5)  # ... of a backpack: from, to, and red below orange
+    # (a warm cast the white balance leaves moves a paled red up to 34)
+    LIT = 0.9  # a middle this light against its face's white is under a reflection
+    BLOWN = 0.95  # ... and this light, and colourless, blown out: nothing shows
+    NEED_RED = 0.15  # excess (a share of the face's white) of a red backpack paled
+    NEED_ORANGE = 0.3  # ... and of an orange one (an olive suit under a reflection: 0.35)
+    YELLOW_FROM, YELLOW = 75.0, 0.01  # more excess per degree of hue beyond 75 (olive suits)
     PRINTED = 4.5  # lightness spread (L) over a lattice square under which it is no tile
     WHITE = 90.0  # lightness of a tile's face blown out by a lamp's reflection
     EDGE_REACH = 0.4  # units the tiles' edges may move the phase found from coverage
@@ -101,7 +110,7 @@ class QuinqueReader(Reader):
         tiles |= {t: 0.5 for t in self._washed(image, tile, tiles)}  # read, but doubted
         if not tiles:
             return {}, {}
-        seen = self._skydivers(image, list(tiles))
+        seen = self._skydivers(image, _linear(tops[0]), list(tiles))
         if self.anchor is None or moved:
             self.anchor = self._anchor(seen)
         cells: Cells = {}
@@ -268,14 +277,17 @@ class QuinqueReader(Reader):
         assert self.phase is not None
         return self.phase[0] + 2 * i, self.phase[1] + 2 * j
 
-    def _skydivers(self, image: Float, tiles: Sequence[tuple[int, int]]) -> dict[
+    def _skydivers(self, image: Float, light: Float, tiles: Sequence[tuple[int, int]]) -> dict[
             tuple[int, int], dict[tuple[int, int], tuple[str, float]]]:
         """Per tile, (i, j) within it (i right, j up) -> (token, confidence), from the
-        colour of each skydiver's middle (:meth:`_backpacks`)."""
+        colour of each skydiver's middle (:meth:`_backpacks`; ``light``: the area in
+        linear light, for :meth:`_glared`)."""
         n = self.px
         out: dict[tuple[int, int], dict[tuple[int, int], tuple[str, float]]] = {}
         places: list[tuple[tuple[int, int], tuple[int, int]]] = []
         middles: list[Float] = []
+        lit: list[Float] = []
+        faces: list[float] = []
         for index in tiles:
             x0, y0 = self._square(*index)
             out[index] = {}
@@ -287,10 +299,16 @@ class QuinqueReader(Reader):
                         continue
                     places.append((index, (a, b)))
                     middles.append(image[r0:r0 + n, c0:c0 + n][self._core])
+                    square = light[r0:r0 + n, c0:c0 + n]
+                    lit.append(square[self._core])
+                    # The face's white: the square's lightest part (the prints are darker).
+                    faces.append(max(float(np.percentile(square.max(axis=2), 85)), 1e-3))
         if not middles:
             return out
-        for (index, ab), reading in zip(places, self._backpacks(np.stack(middles)), strict=True):
-            out[index][ab] = reading
+        readings = self._backpacks(np.stack(middles))
+        glared = self._glared(np.stack(lit), np.array(faces))
+        for (index, ab), reading, second in zip(places, readings, glared, strict=True):
+            out[index][ab] = reading if reading[0] != "." or second is None else second
         return out
 
     def _backpacks(self, middles: Float) -> list[tuple[str, float]]:
@@ -315,7 +333,7 @@ class QuinqueReader(Reader):
             c = float(np.hypot(m[1], m[2]))
             h = float(np.degrees(np.arctan2(m[2], m[1])))
             need = (self.MIN_CHROMA if h < split else self.ORANGE_CHROMA) + (
-                self.YELLOW_CHROMA * max(0.0, h - self.YELLOW_FROM))
+                self.YELLOW_CHROMA * max(0.0, h - self.YELLOWER))
             if not low < h < high:
                 out.append((".", 1.0))
             elif c > need and share > self.SHARE:
@@ -325,6 +343,47 @@ class QuinqueReader(Reader):
             else:  # doubted the nearer it comes to a backpack (a pale one under a reflection)
                 sure = max((need - c) / 18, (self.SHARE - share) / 0.3)
                 out.append((".", float(np.clip(sure, 0, 1))))
+        return out
+
+    def _glared(self, middles: Float, faces: npt.NDArray[np.float64]) -> list[
+            tuple[str, float] | None]:
+        """The reading of each skydiver whose middle is under a lamp's reflection (lit up
+        to its face's white), from its linear-light pixels (skydivers, pixels, 3) and that
+        white (skydivers,); None for the others (:meth:`_backpacks` reads those).
+
+        A backpack's top is glossy: a reflection *adds* white light to it, which pales its
+        colour in Lab (little chroma; an orange whose red clips turns yellow) but keeps,
+        in linear light, the step between its strongest and weakest channel (its
+        *excess*) until a channel clips, and its opponent hue. The grey recess and the
+        suits (blue, green, purple, grey, teal) are never red-hued; an olive suit is
+        yellow-orange, so the yellower an orange, the more excess it needs, and one that
+        stays between is doubted. A middle blown out to the face's white shows nothing:
+        doubted too (a free skydiver's recess is darker than the face, a backpack coloured).
+        """
+        low, high, split = self.GLARE_HUE
+        excess = (middles.max(axis=2) - middles.min(axis=2)) / faces.astype(np.float32)[:, None]
+        hue = _hue(middles)
+        out: list[tuple[str, float] | None] = []
+        for k, m in enumerate(np.median(middles, axis=1)):
+            level = float(m.max()) / float(faces[k])
+            if level < self.LIT:
+                out.append(None)
+                continue
+            e = float(m.max() - m.min()) / float(faces[k])
+            h = float(_hue(m[None])[0])
+            need = (self.NEED_RED if h < split else self.NEED_ORANGE) + (
+                self.YELLOW * max(0.0, h - self.YELLOW_FROM))
+            share = float(((excess[k] > need / 2) & (hue[k] > low) & (hue[k] < high)).mean())
+            if low < h < high and e > need and share > self.SHARE:
+                edge = min(h - low, abs(h - split) * 2, high - h)
+                sure = min((e - need) / 0.1, edge / 8, (share - self.SHARE) / 0.2)
+                out.append(("R" if h < split else "O", float(np.clip(sure, 0, 1))))
+            elif level > self.BLOWN and e < self.NEED_RED / 2:
+                out.append((".", 0.2))  # blown out
+            elif low < h < high:  # doubted the nearer it comes to a paled backpack
+                out.append((".", float(np.clip((need - e) / 0.15, 0, 1))))
+            else:
+                out.append(None)
         return out
 
     # ------------------------------------------------------------------ anchoring
@@ -391,3 +450,22 @@ class QuinqueReader(Reader):
     def load(self, params: Mapping[str, Any]) -> None:
         # A calibration from before the hue split (nearest colours) keeps the default.
         self.split = float(params.get("split", self.RED_HUE[1]))
+
+
+def _linear(top: Float) -> Float:
+    """A white-balanced BGR area image (0-255) in linear light (0-1): the sRGB curve
+    undone, so that light adds as it does on the piece."""
+    f = np.clip(np.asarray(top, np.float32) * np.float32(1 / 255), 0, 1)
+    out: Float = np.where(f <= 0.04045, f / np.float32(12.92),
+                          ((f + np.float32(0.055)) / np.float32(1.055)) ** np.float32(2.4))
+    return out
+
+
+def _hue(colours: Float) -> npt.NDArray[np.float32]:
+    """Opponent hue in degrees of linear BGR colours (..., 3): from red (0: green and blue
+    alike, 26.6 exactly) through orange to yellow (90: red and green alike). Adding white
+    (a reflection) leaves it."""
+    b, g, r = colours[..., 0], colours[..., 1], colours[..., 2]
+    out: npt.NDArray[np.float32] = np.degrees(np.arctan2((r + g) / 2 - b, r - g)).astype(
+        np.float32)
+    return out
