@@ -29,10 +29,12 @@ import numpy as np
 import numpy.typing as npt
 
 from .geometry import QUINQUE_AREA
-from .light import Float, lab
+from .light import PAPER, Float, lab
 from .pieces import Cells, Confidence, Reader
 
 __all__ = ["QuinqueReader"]
+
+PAPER_L = float(lab(np.array([[PAPER]], np.float32))[0, 0, 0])  # the paper's lightness
 
 Lattice = tuple[float, float]  # the phase: board position of a tile corner, mod 2
 
@@ -44,6 +46,7 @@ class QuinqueReader(Reader):
     height = 0.15  # between a tile's top (0.08) and a backpack's (0.23), in units
     px = 16  # pixels per skydiver unit
     MAT_CHROMA = 7.0  # (a, b) distance from the mat's colour that is no longer mat
+    MAT_STEP = 18.0  # lightness above the mat's that is no longer mat
     PRINT_CHROMA = 8.0  # chroma, and distance from the mat's, of a tile's prints
     PRINT_REACH = 0.6  # units from a print that a tile's face may lie
     CORE = 0.15  # radius (units) of a skydiver's middle read: inside a backpack (0.42 wide)
@@ -132,8 +135,12 @@ class QuinqueReader(Reader):
         level = float(np.median(sample[:, 0]))
         da = image[:, :, 1] - np.float32(mat[0])
         db = image[:, :, 2] - np.float32(mat[1])
+        # A tile's face is white card, as light as the markers' paper where the light is
+        # even: lighter than the mat by a step, or by half the way up to the paper's white
+        # on a light mat (a bright mat leaves less than the step).
+        light = min(level + self.MAT_STEP, (level + PAPER_L) / 2)
         mask: npt.NDArray[np.bool_] = (da * da + db * db > self.MAT_CHROMA ** 2) | (
-            image[:, :, 0] > level + 18)
+            image[:, :, 0] > light)
         # A lamp's reflection on the mat is light too, but bare: a tile carries prints
         # (its skydivers' suits, heads and backpacks), colourful and unlike the mat. Keep
         # what lies near prints.
@@ -148,33 +155,55 @@ class QuinqueReader(Reader):
 
     def _washed(self, image: Float, tile: npt.NDArray[np.bool_],
                 tiles: Mapping[tuple[int, int], float]) -> list[tuple[int, int]]:
-        """Lattice squares next to the tiles found that hold a tile blown out by a lamp's
+        """Lattice squares beside the tiles found that hold a tile blown out by a lamp's
         reflection: few prints show, but the square is white (or tile) to its edges and
-        the mat around it is not (a reflection on the mat alone is round, or spills over)."""
+        the mat around it is not (a reflection on the mat alone is round, or spills over).
+        Such squares are reached from the tiles through one another: a reflection may
+        whiten two tiles side by side (the band between them is white, and no mat)."""
         n = self.px
         white = (image[:, :, 0] > self.WHITE) & (np.hypot(image[:, :, 1], image[:, :, 2]) < 8)
         face = white | tile
         size = white.shape[0]
-        out = []
-        for i, j in {(i + di, j + dj) for i, j in tiles
-                     for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1))} - set(tiles):
+        steps = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+        def whole(i: int, j: int) -> bool:
             x0, y0 = self._square(i, j)
             c0, r0 = round(x0 * n), round(y0 * n)
-            c1, r1 = c0 + 2 * n, r0 + 2 * n
-            if c0 < 0 or r0 < 0 or c1 > size or r1 > size:
-                continue
-            inner = face[r0 + 2:r1 - 2, c0 + 2:c1 - 2].mean()
-            m = round(0.3 * n)
-            rings = []
-            for di, dj, band in ((-1, 0, white[r0:r1, max(c0 - m, 0):c0]),
-                                 (1, 0, white[r0:r1, c1:c1 + m]),
-                                 (0, -1, white[max(r0 - m, 0):r0, c0:c1]),
-                                 (0, 1, white[r1:r1 + m, c0:c1])):
-                if (i + di, j + dj) not in tiles and band.size:
-                    rings.append(float(band.mean()))
-            if inner > 0.85 and rings and max(rings) < 0.3:
-                out.append((i, j))
-        return out
+            if c0 < 0 or r0 < 0 or c0 + 2 * n > size or r0 + 2 * n > size:
+                return False
+            return float(face[r0 + 2:r0 + 2 * n - 2, c0 + 2:c0 + 2 * n - 2].mean()) > 0.85
+
+        reached: set[tuple[int, int]] = set()
+        frontier = set(tiles)
+        while frontier:
+            frontier = {(i + di, j + dj) for i, j in frontier for di, dj in steps} - set(
+                tiles) - reached
+            frontier = {q for q in frontier if whole(*q)}
+            reached |= frontier
+        while True:  # drop the squares with white mat around them, until none is dropped
+            kept = {q for q in reached if self._bare_around(white, q, set(tiles) | reached)}
+            if kept == reached:
+                return sorted(kept)
+            reached = kept
+
+    def _bare_around(self, white: npt.NDArray[np.bool_], index: tuple[int, int],
+                     inside: set[tuple[int, int]]) -> bool:
+        """Whether the bands of mat just outside square ``index`` (toward the squares not
+        ``inside``) are not white; False if it has no such band."""
+        n = self.px
+        i, j = index
+        x0, y0 = self._square(i, j)
+        c0, r0 = round(x0 * n), round(y0 * n)
+        c1, r1 = c0 + 2 * n, r0 + 2 * n
+        m = round(0.3 * n)
+        rings = []
+        for di, dj, band in ((-1, 0, white[r0:r1, max(c0 - m, 0):c0]),
+                             (1, 0, white[r0:r1, c1:c1 + m]),
+                             (0, -1, white[max(r0 - m, 0):r0, c0:c1]),
+                             (0, 1, white[r1:r1 + m, c0:c1])):
+            if (i + di, j + dj) not in inside and band.size:
+                rings.append(float(band.mean()))
+        return bool(rings) and max(rings) < 0.3
 
     def _texture(self, image: Float, index: tuple[int, int]) -> float:
         """The spread of lightness over a lattice square (the part inside the area): a

@@ -49,3 +49,13 @@ def test_quinque_backpacks_paled_by_a_reflection_are_read() -> None:
         read = aligned(meta["cells"], reading.cells)
         for cell in cells:
             assert read[cell] == meta["cells"][cell] != ".", (name, cell)
+
+
+def test_quinque_white_tiles_on_a_light_mat_are_all_found() -> None:
+    # quinque-050: a bright area light over a light mat. The tiles' faces are white but
+    # less than the usual step above the mat, their prints pale (few colourful enough to
+    # mark a tile); two of them, side by side, are blown out by the reflection.
+    meta = json.loads((DATA / "quinque-050.json").read_text(encoding="utf-8"))
+    reading = Recogniser("quinque", fov=float(meta["fov"])).read(
+        read_image(DATA / "quinque-050.jpg"))
+    assert set(aligned(meta["cells"], reading.cells)) == set(meta["cells"])
