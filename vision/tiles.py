@@ -62,7 +62,8 @@ class QuinqueReader(Reader):
     GLARE_HUE = (5.0, 100.0, 35.5)  # ... of a backpack: from, to, and red below orange
     # (a warm cast the white balance leaves moves a paled red up to 34)
     LIT = 0.9  # a middle this light against its face's white is under a reflection
-    BLOWN = 0.95  # ... and this light, and colourless, blown out: nothing shows
+    BLOWN = 0.95  # ... and this light, and colourless, blown out: nothing shows ...
+    AROUND, SUITS = 0.2, 0.14  # ... unless beyond this radius the suits show this excess
     NEED_RED = 0.15  # excess (a share of the face's white) of a red backpack paled
     NEED_ORANGE = 0.3  # ... and of an orange one (an olive suit under a reflection: 0.35)
     YELLOW_FROM, YELLOW = 75.0, 0.01  # more excess per degree of hue beyond 75 (olive suits)
@@ -85,6 +86,7 @@ class QuinqueReader(Reader):
         c = (np.arange(self.px) + 0.5) / self.px - 0.5
         u, v = np.meshgrid(c, c)
         self._core = np.hypot(u, v) < self.CORE
+        self._around = np.hypot(u, v) > self.AROUND
 
     @property
     def rect(self) -> tuple[float, float, float, float]:
@@ -317,6 +319,7 @@ class QuinqueReader(Reader):
         middles: list[Float] = []
         lit: list[Float] = []
         faces: list[float] = []
+        suits: list[float] = []
         for index in tiles:
             x0, y0 = self._square(*index)
             out[index] = {}
@@ -332,10 +335,12 @@ class QuinqueReader(Reader):
                     lit.append(square[self._core])
                     # The face's white: the square's lightest part (the prints are darker).
                     faces.append(max(float(np.percentile(square.max(axis=2), 85)), 1e-3))
+                    excess = square.max(axis=2) - square.min(axis=2)
+                    suits.append(float(np.percentile(excess[self._around], 90)) / faces[-1])
         if not middles:
             return out
         readings = self._backpacks(np.stack(middles))
-        glared = self._glared(np.stack(lit), np.array(faces))
+        glared = self._glared(np.stack(lit), np.array(faces), np.array(suits))
         for (index, ab), reading, second in zip(places, readings, glared, strict=True):
             out[index][ab] = reading if reading[0] != "." or second is None else second
         return out
@@ -374,11 +379,12 @@ class QuinqueReader(Reader):
                 out.append((".", float(np.clip(sure, 0, 1))))
         return out
 
-    def _glared(self, middles: Float, faces: npt.NDArray[np.float64]) -> list[
-            tuple[str, float] | None]:
+    def _glared(self, middles: Float, faces: npt.NDArray[np.float64],
+                suits: npt.NDArray[np.float64]) -> list[tuple[str, float] | None]:
         """The reading of each skydiver whose middle is under a lamp's reflection (lit up
-        to its face's white), from its linear-light pixels (skydivers, pixels, 3) and that
-        white (skydivers,); None for the others (:meth:`_backpacks` reads those).
+        to its face's white), from its linear-light pixels (skydivers, pixels, 3), that
+        white (skydivers,) and the excess of the suits' colours around the middle
+        (skydivers,); None for the others (:meth:`_backpacks` reads those).
 
         A backpack's top is glossy: a reflection *adds* white light to it, which pales its
         colour in Lab (little chroma; an orange whose red clips turns yellow) but keeps,
@@ -387,7 +393,9 @@ class QuinqueReader(Reader):
         suits (blue, green, purple, grey, teal) are never red-hued; an olive suit is
         yellow-orange, so the yellower an orange, the more excess it needs, and one that
         stays between is doubted. A middle blown out to the face's white shows nothing:
-        doubted too (a free skydiver's recess is darker than the face, a backpack coloured).
+        doubted too (a free skydiver's recess is darker than the face, a backpack coloured),
+        unless the suits' colours around it still show (a light so strong that only the
+        grey recess clips: a reflection that blanks a backpack blanks the suits too).
         """
         low, high, split = self.GLARE_HUE
         excess = (middles.max(axis=2) - middles.min(axis=2)) / faces.astype(np.float32)[:, None]
@@ -407,10 +415,11 @@ class QuinqueReader(Reader):
                 edge = min(h - low, abs(h - split) * 2, high - h)
                 sure = min((e - need) / 0.1, edge / 8, (share - self.SHARE) / 0.2)
                 out.append(("R" if h < split else "O", float(np.clip(sure, 0, 1))))
-            elif level > self.BLOWN and e < self.NEED_RED / 2:
+            elif level > self.BLOWN and e < self.NEED_RED / 2 and suits[k] < self.SUITS:
                 out.append((".", 0.2))  # blown out
-            elif low < h < high:  # doubted the nearer it comes to a paled backpack
-                out.append((".", float(np.clip((need - e) / 0.15, 0, 1))))
+            elif low < h < high:  # between a suit and a paled backpack: doubted from
+                # no excess to half what a backpack needs (olive suits reach a yellow's need)
+                out.append((".", float(np.clip(1 - 2 * e / need, 0, 1))))
             else:
                 out.append(None)
         return out

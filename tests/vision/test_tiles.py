@@ -29,12 +29,16 @@ def test_a_reflection_that_pales_a_backpack_leaves_its_excess_in_linear_light() 
     reader = QuinqueReader()
     middles = np.stack([reflected(ORANGE, 0.5), reflected(RED, 0.4), reflected(RECESS, 0.0),
                         reflected(RECESS, 0.6), reflected(ORANGE, 0.1)])
-    read = reader._glared(middles, np.full(5, FACE))
+    read = reader._glared(middles, np.full(5, FACE), np.zeros(5))
     assert read[0] is not None and read[0][0] == "O"  # an orange whose red clips
     assert read[1] is not None and read[1][0] == "R"  # a pink red
     assert read[2] is None  # a grey recess, darker than the face: no reflection there
     assert read[3] == (".", 0.2)  # blown out to the face's white: nothing shows, doubted
     assert read[4] is not None and read[4][0] == "O"
+    # The suits around a blown middle still show their colours: the light clipped only
+    # the grey recess, and a backpack there would show its own.
+    suits = reader._glared(middles[3:4], np.full(1, FACE), np.full(1, 0.3))[0]
+    assert suits is None or suits[1] > 0.5
 
 
 def test_quinque_backpacks_paled_by_a_reflection_are_read() -> None:
