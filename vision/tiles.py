@@ -161,7 +161,11 @@ class QuinqueReader(Reader):
         reflection: few prints show, but the square is white (or tile) to its edges and
         the mat around it is not (a reflection on the mat alone is round, or spills over).
         Such squares are reached from the tiles through one another: a reflection may
-        whiten two tiles side by side (the band between them is white, and no mat)."""
+        whiten two tiles side by side (the band between them is white, and no mat). A
+        square with tiles on three sides, white to its edges and printed, is a tile
+        whatever lies on its fourth (a reflection on the mat there): tiles are laid edge
+        to edge, and a reflection on the mat cannot fill a notch to its corners and stop
+        at the tiles' edges."""
         n = self.px
         white = (image[:, :, 0] > self.WHITE) & (np.hypot(image[:, :, 1], image[:, :, 2]) < 8)
         face = white | tile
@@ -182,8 +186,11 @@ class QuinqueReader(Reader):
                 tiles) - reached
             frontier = {q for q in frontier if whole(*q)}
             reached |= frontier
+        notch = {q for q in reached if self._texture(image, q) >= self.PRINTED and sum(
+            (q[0] + di, q[1] + dj) in tiles for di, dj in steps) >= 3}
         while True:  # drop the squares with white mat around them, until none is dropped
-            kept = {q for q in reached if self._bare_around(white, q, set(tiles) | reached)}
+            kept = {q for q in reached
+                    if q in notch or self._bare_around(white, q, set(tiles) | reached)}
             if kept == reached:
                 return sorted(kept)
             reached = kept

@@ -63,3 +63,16 @@ def test_quinque_white_tiles_on_a_light_mat_are_all_found() -> None:
     reading = Recogniser("quinque", fov=float(meta["fov"])).read(
         read_image(DATA / "quinque-050.jpg"))
     assert set(aligned(meta["cells"], reading.cells)) == set(meta["cells"])
+
+
+def test_quinque_a_blown_tile_in_a_notch_of_the_cluster_is_a_tile_and_doubted() -> None:
+    # quinque-044: a point light's round reflection on the mat touches a tile that it
+    # blows out, in a notch of the cluster (tiles on three sides). The white on the mat
+    # beside it does not make it a reflection: it is read, and its skydivers doubted.
+    meta = json.loads((DATA / "quinque-044.json").read_text(encoding="utf-8"))
+    reading = Recogniser("quinque", fov=float(meta["fov"])).read(
+        read_image(DATA / "quinque-044.jpg"))
+    read = aligned(meta["cells"], reading.cells)
+    assert set(read) == set(meta["cells"])
+    doubted = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
+    assert {"0,2", "0,3", "1,2", "1,3"} <= doubted
