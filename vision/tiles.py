@@ -115,7 +115,7 @@ class QuinqueReader(Reader):
         tiles |= {t: 0.5 for t in self._washed(image, tile, tiles)}  # read, but doubted
         if not tiles:
             return {}, {}
-        seen = self._skydivers(image, _linear(tops[0]), list(tiles))
+        seen = self._skydivers(image, tops[0], list(tiles))
         if self.anchor is None or moved:
             self.anchor = self._anchor(seen)
         cells: Cells = {}
@@ -315,18 +315,16 @@ class QuinqueReader(Reader):
         assert self.phase is not None
         return self.phase[0] + 2 * i, self.phase[1] + 2 * j
 
-    def _skydivers(self, image: Float, light: Float, tiles: Sequence[tuple[int, int]]) -> dict[
+    def _skydivers(self, image: Float, top: Float, tiles: Sequence[tuple[int, int]]) -> dict[
             tuple[int, int], dict[tuple[int, int], tuple[str, float]]]:
         """Per tile, (i, j) within it (i right, j up) -> (token, confidence), from the
-        colour of each skydiver's middle (:meth:`_backpacks`; ``light``: the area in
-        linear light, for :meth:`_glared`)."""
+        colour of each skydiver's middle (:meth:`_backpacks`, from ``image`` in Lab; and
+        :meth:`_glared`, from ``top``, the area in BGR, in linear light)."""
         n = self.px
         out: dict[tuple[int, int], dict[tuple[int, int], tuple[str, float]]] = {}
         places: list[tuple[tuple[int, int], tuple[int, int]]] = []
         middles: list[Float] = []
-        lit: list[Float] = []
-        faces: list[float] = []
-        suits: list[float] = []
+        squares: list[Float] = []
         for index in tiles:
             x0, y0 = self._square(*index)
             out[index] = {}
@@ -338,16 +336,17 @@ class QuinqueReader(Reader):
                         continue
                     places.append((index, (a, b)))
                     middles.append(image[r0:r0 + n, c0:c0 + n][self._core])
-                    square = light[r0:r0 + n, c0:c0 + n]
-                    lit.append(square[self._core])
-                    # The face's white: the square's lightest part (the prints are darker).
-                    faces.append(max(float(np.percentile(square.max(axis=2), 85)), 1e-3))
-                    excess = square.max(axis=2) - square.min(axis=2)
-                    suits.append(float(np.percentile(excess[self._around], 90)) / faces[-1])
+                    squares.append(top[r0:r0 + n, c0:c0 + n])
         if not middles:
             return out
         readings = self._backpacks(np.stack(middles))
-        glared = self._glared(np.stack(lit), np.array(faces), np.array(suits))
+        lit = _linear(np.stack(squares))
+        top, bottom = lit.max(axis=3), lit.min(axis=3)
+        # The face's white: the square's lightest part (the prints are darker).
+        faces = np.maximum(np.percentile(top.reshape(len(lit), -1), 85, axis=1), 1e-3)
+        suits = np.percentile((top - bottom)[:, self._around], 90, axis=1) / faces
+        glared = self._glared(lit[:, self._core], faces.astype(np.float64),
+                              suits.astype(np.float64))
         for (index, ab), reading, second in zip(places, readings, glared, strict=True):
             out[index][ab] = reading if reading[0] != "." or second is None else second
         return out
