@@ -7,7 +7,9 @@ table mat and lies near prints (a lamp's reflection on the mat is light but bare
 tile, and the phase that leaves the fewest tile pixels in half-full lattice squares wins.
 Each full lattice square is a tile; each of its skydivers holds a red or an orange
 backpack, or is free, by the colour of its middle (a backpack covers it; a free skydiver
-shows a grey recess there).
+shows a grey recess there): in Lab, and where a lamp's reflection lights the middle up to
+the face's white, in linear light, where the white a reflection adds leaves the step
+between the colour channels (what it blanks altogether is doubted).
 
 The game's coordinates (controller/games/quinque.py): tile (x, y) holds skydivers
 (2x+i, 2y+j), x to the right, y *upwards*; the first tile is (0, 0) and coordinates never
@@ -506,9 +508,9 @@ def _linear(top: Float) -> Float:
 
 
 def _hue(colours: Float) -> npt.NDArray[np.float32]:
-    """Opponent hue in degrees of linear BGR colours (..., 3): from red (0: green and blue
-    alike, 26.6 exactly) through orange to yellow (90: red and green alike). Adding white
-    (a reflection) leaves it."""
+    """Opponent hue in degrees of linear BGR colours (..., 3): a red whose green and blue
+    are alike lies at 26.6, an orange whose green is a fifth of its red at 37.8, a yellow
+    (red and green alike) at 90. Adding white (a reflection) leaves it."""
     b, g, r = colours[..., 0], colours[..., 1], colours[..., 2]
     out: npt.NDArray[np.float32] = np.degrees(np.arctan2((r + g) / 2 - b, r - g)).astype(
         np.float32)
