@@ -15,8 +15,9 @@ colours of the real set in the real room.
 - tessere (:class:`TessereReader`): every pixel of the cell is given the nearest colour of
   R Y G B K, the board and the grout; each quadrant's majority is a tessera; the token is
   the set of the four colours (RULES.md order), ``K`` for a block.
-- quixo (:class:`QuixoReader`): dark marks on the light cube face, measured against the
-  face's own clean corners: a dark centre is an X, a dark ring with a light centre an O;
+- quixo (:class:`QuixoReader`): dark marks on the light cube face, each pixel measured
+  against the face right beside it (a glare lights a glossy face unevenly, and veils its
+  marks to a faint step): a dark centre is an X, a dark ring with a light centre an O;
   with four players the darkest of the four dot spots gives the direction. Cube tops are
   almost a cell above the board, so their plane is fitted to the picture (the grid of
   light faces between dark seams), not only computed from the camera model.
@@ -545,8 +546,18 @@ class QuixoReader(Reader):
         "X": (1.0, 0.35),
     }
     SPREAD: ClassVar[tuple[float, float]] = (0.16, 0.16)
-    DARK = 22.0  # L below the face's own light majority that counts as a mark
-    GLARE_FACE = 92.0  # a face this light is in a glare
+    DARK = 22.0  # L a dot lies below its face in plain light (the unit of the dots' margin)
+    # A mark is a thin stroke darker than the face on both sides of it: a pixel's step is
+    # how much darker it is than the face closed over strokes up to NEAR pixels wide (a
+    # shadow's or a glare's edge is one-sided and makes none). A step of MARK_STEP is a
+    # mark; a glare's veil on a glossy face, or the sensor's ceiling, shrinks a mark's step,
+    # so on a face without texture (no grain or noise left) a step above TEXTURE times the
+    # face's own and above NOISE_STEP counts too.
+    NEAR = 9
+    MARK_STEP = 12.0
+    TEXTURE = 4.0
+    NOISE_STEP = 6.0
+    STROKE = 5  # pixels (at 32 a cell): a blurred stroke's width; it is dark to half its depth
     INKED = 3  # dark pixels (at 32 a cell) that ink a sector of the ring ...
     LINE = 0.9  # ... if they cover at most this share of it
 
@@ -575,13 +586,19 @@ class QuixoReader(Reader):
         return [self._fitted[1]]
 
     def _dark(self, blocks: Float) -> Bool:
-        # The face's own lightness: the light majority of the top (a mark covers less than
-        # a third of it); not its corners, which shade and bevels darken.
-        face = np.percentile(blocks[:, self._face, 0], 80, axis=1)
-        # Under a lamp's reflection the whole face is near white and its marks shrink to a
-        # faint grey: there a smaller step counts.
-        step = np.where(face > self.GLARE_FACE, self.DARK * 0.45, self.DARK)
-        dark: Bool = blocks[..., 0] < (face - step)[:, None, None]
+        # Against the face right beside each pixel, not the whole face's level: a lamp's
+        # reflection lights a glossy face unevenly (a glare's edge, a gradient).
+        light = np.ascontiguousarray(blocks[..., 0])
+        near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (self.NEAR, self.NEAR))
+        step = np.stack([cv2.morphologyEx(cv2.blur(cell, (3, 3)), cv2.MORPH_CLOSE, near)
+                         for cell in light]) - light
+        texture = np.percentile(step[:, self._face], 40, axis=1)
+        least = np.clip(self.TEXTURE * texture, self.NOISE_STEP, self.MARK_STEP)
+        # A blurred stroke's skirts are a little darker than the face too: the stroke is
+        # where it is at least half as deep as its core (its width whatever the blur).
+        width = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (self.STROKE, self.STROKE))
+        depth = np.stack([cv2.dilate(cell, width) for cell in step])
+        dark: Bool = (step > least[:, None, None]) & (step > 0.5 * depth)
         return dark
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
