@@ -12,9 +12,10 @@ colours of the real set in the real room.
 - morris, draughts (:class:`DiscReader`): the colour of a ring inside the disc against the
   cell's own bare corners (light, dark, or the board itself); a draughts king (two men
   stacked) reads as its colour, ``W`` or ``B``: the game knows its rank.
-- tessere (:class:`TessereReader`): every pixel of the cell is given the nearest colour of
-  R Y G B K, the board and the grout; each quadrant's majority is a tessera; the token is
-  the set of the four colours (RULES.md order), ``K`` for a block.
+- tessere (:class:`TessereReader`): each quadrant's median colour is a tessera of the
+  nearest hue (R Y G B) when colourful and away from the board's print, a block when grey
+  and dark; under a lamp's veil (lighter, paler, same hue) by its hue and what chroma a veil
+  leaves; the token is the set of the four colours (RULES.md order), ``K`` for a block.
 - quixo (:class:`QuixoReader`): dark marks on the light cube face, measured against the
   face's own clean corners: a dark centre is an X, a dark ring with a light centre an O;
   with four players the darkest of the four dot spots gives the direction. Cube tops are
@@ -393,6 +394,19 @@ class TessereReader(Reader):
     SURE_DARK = 0.5  # ... if darker than this (between: a glossy block, or a grey coin)
     BLOWN = 92.0  # a grey this light is a glare (white balance puts paper at 92)
     BLOWN_CHROMA = 6.0
+    # A lamp's reflection on a glossy tile adds white light: lightness goes up and chroma
+    # down towards white (L 100), the hue stays. Under such a veil a quadrant is a tessera
+    # of its hue when that hue is far from the board's (red, green, blue: the board's print
+    # is yellowish however veiled) and it keeps at least half the chroma its colour keeps
+    # when lightened that much (a bluish grey block mirroring the sky keeps far less).
+    VEIL_HUE = 40.0  # degrees off the board's hue
+    VEIL_SHARE = 0.5
+    FAINT = 4.0  # the least chroma read as a colour (sensor noise and JPEG give 2-3)
+    # A block is grey; the board's print keeps some yellow until a veil makes it white.
+    # So a grey short of white with less yellow than this is a block under a veil.
+    BLOCK_TINT = 3.0
+    BLOCK_VEILED = 91.0  # ... if darker than this (near white the board's yellow is gone)
+    VEILED_SURE = 0.45  # a veiled quadrant is a guess: its cell stays uncertain
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -439,9 +453,27 @@ class TessereReader(Reader):
         kinds, sure = self.quadrant_tokens(q.reshape(-1, 3))
         kinds = kinds.reshape(len(q), 4)
         sure = sure.reshape(len(q), 4)
+        names, hues, _, _, _ = self._hues()
+        hue = np.degrees(np.arctan2(q[..., 2], q[..., 1]))
+        gap = np.abs((hue[..., None] - hues + 180) % 360 - 180)
+        yellowish = (np.array(names)[np.argmin(gap, axis=-1)] == "Y") & (
+            np.hypot(q[..., 1], q[..., 2]) >= self.FAINT)
         tokens: list[str] = []
         confidence = np.ones(len(q))
         for i in range(len(q)):
+            colours_seen = sum(k in "RYGB" for k in kinds[i])
+            if colours_seen:
+                # A veiled grey beside tesserae is a veiled tessera, not a block (a block is
+                # grey all over): nothing to read there.
+                kinds[i][kinds[i] == "k"] = "blown"
+            else:
+                kinds[i][kinds[i] == "k"] = "K"
+            if colours_seen >= 2:
+                # Inside a checker there is no board: beside two tesserae, a quadrant read as
+                # the board's yellowish print is a yellow tessera paled by a veil.
+                pale = (kinds[i] == "board") & yellowish[i]
+                kinds[i][pale] = "Y"
+                sure[i][pale] = 0.3
             tile = [k for k in kinds[i] if k not in ("board", "blown")]
             board = int((kinds[i] == "board").sum())
             if len(tile) >= 3 or (len(tile) == 2 and board == 0):
@@ -495,18 +527,49 @@ class TessereReader(Reader):
         kinds[tile] = np.array(names)[order[tile, 0]]
         sure[tile] = np.minimum(np.clip(colour[tile] / 6, 0, 1),
                                 np.clip((second[tile] - nearest[tile]) / 30, 0, 1))
+        veiled = ~tile & ~like_block & self._veiled(q, names, hue, order[:, 0])
+        kinds[veiled] = np.array(names)[order[veiled, 0]]
+        sure[veiled] = self.VEILED_SURE * np.clip((chroma[veiled] - self.FAINT) / 3, 0, 1)
+        tile |= veiled
         grey = ~tile
         # A block is grey, or (glossy, mirroring the sky) off the board's colour; a shadow
-        # on the bare board darkens it but keeps its colour.
-        block = grey & (q[:, 0] < dark) & (like_block | (away >= self.AWAY))
-        kinds[block] = "K"
-        sure[block] = np.clip((sure_dark - q[block, 0]) / 8, 0, 1)
+        # on the bare board darkens it but keeps its colour. Under a veil it is a light grey
+        # with no yellow in it: the board keeps some until it is near white.
+        board_dir = board_ab / max(float(np.hypot(*board_ab)), 1e-6)
+        tint = q[:, 1:] @ board_dir
+        pale_block = (q[:, 0] >= dark) & (q[:, 0] < self.BLOCK_VEILED) & (
+            tint < self.BLOCK_TINT) & (chroma < self.GREY)
+        block = grey & (((q[:, 0] < dark) & (like_block | (away >= self.AWAY))) | pale_block)
+        kinds[block] = np.where(pale_block[block], "k", "K")
+        pale_sure = self.VEILED_SURE * np.clip((self.BLOCK_TINT - tint[block]) / 2, 0, 1)
+        dark_sure = np.clip((sure_dark - q[block, 0]) / 8, 0, 1)
+        sure[block] = np.where(pale_block[block], pale_sure, dark_sure)
         blown = grey & ~block & (q[:, 0] >= self.BLOWN) & (chroma < self.BLOWN_CHROMA)
         kinds[blown] = "blown"
         sure[blown] = 0.0
         bare = grey & ~block & ~blown
         sure[bare] = np.clip(-colour[bare] / 6, 0, 1)
         return kinds, sure
+
+    def _veiled(self, q: Float, names: list[str], hue: npt.NDArray[np.float64],
+                nearest: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+        """Quadrants (plain Lab rows) that are a tessera paled by a lamp's reflection: of a
+        hue far from the board's, and as colourful as the tessera of that hue (``nearest``:
+        index into ``names``) stays when a veil lightens it to the quadrant's lightness."""
+        c = self.colours.centres.copy()
+        c[:, 1:] *= (c[:, :1] + SHADE) / 60.0
+        index = {n: i for i, n in enumerate(self.colours.names)}
+        board = c[index["board"]]
+        board_hue = np.degrees(np.arctan2(board[2], board[1]))
+        off = np.abs((hue - board_hue + 180) % 360 - 180) >= self.VEIL_HUE
+        own = c[[index[n] for n in names]]  # the tesserae colours, in ``names`` order
+        light, colourful = own[:, 0], np.hypot(own[:, 1], own[:, 2])
+        # A veil lightening a colour from L to 100 takes its chroma from C to 0.
+        kept = colourful[nearest] * np.clip((100.0 - q[:, 0]) / (100.0 - light[nearest]), 0, 1)
+        chroma = np.hypot(q[:, 1], q[:, 2])
+        out: npt.NDArray[np.bool_] = off & (chroma >= self.FAINT) & (
+            chroma >= self.VEIL_SHARE * kept) & (q[:, 0] > light[nearest])  # a veil lightens
+        return out
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
         blocks = self.cut(tops)[0]
