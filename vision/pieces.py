@@ -765,9 +765,13 @@ class ChipReader(Reader):
     FREE = ("a1", "f1", "a7", "f7")
     PALE_CHROMA = 25.0  # a uniform middle this colourful is a chip, however pale ...
     HUE_MARGIN = 10.0  # ... if its hue is this much nearer one chip colour than the next
-    FAINT_CHROMA = 12.0  # a middle this colourful is a chip too ...
+    # A middle this colourful is a chip too (sensor noise and JPEG leave a white a chroma
+    # of 2-5), and this far from the colour of a spot blown out to the sensor's ceiling
+    # (white-balanced, that has a tint of its own) ...
+    FAINT_CHROMA = 8.0
     FAINT_LIGHT = 75.0  # ... if this light (a veil of white light lightens what it pales) ...
     FAINT_SHARE = 0.97  # ... and one colour over this much of it
+    CEILING = 93.0  # lightness (white-balanced; paper reads 92) of a spot blown out
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -799,8 +803,9 @@ class ChipReader(Reader):
         chroma = np.hypot(colour[:, 1], colour[:, 2])
         # Under a strong veil a chip keeps little chroma; it is still one colour all over
         # its middle (a picture's blobs never cover it all), and lighter than it would be.
-        faint = ((chroma >= self.FAINT_CHROMA) & (colour[:, 0] >= self.FAINT_LIGHT)
-                 & (share >= self.FAINT_SHARE))
+        blown = np.linalg.norm(colour[:, 1:] - self._ceiling_tint(blocks), axis=1)
+        faint = ((np.minimum(chroma, blown) >= self.FAINT_CHROMA)
+                 & (colour[:, 0] >= self.FAINT_LIGHT) & (share >= self.FAINT_SHARE))
         pale = clear & ((chroma >= self.PALE_CHROMA) | faint)
         light = dict(zip(self.colours.names, self.colours.centres[:, 0], strict=True))
         for i in map(int, np.nonzero(pale)[0]):
@@ -829,6 +834,17 @@ class ChipReader(Reader):
                 tokens.append("")
                 confidence[i] = float(np.clip(-evidence, 0, 1))
         return tokens, confidence
+
+    def _ceiling_tint(self, blocks: Float) -> Float:
+        """The (a, b) of what is blown out to the sensor's ceiling in this picture: the
+        lightest pixels, if they are that light (else neutral). The white balance's gains
+        tint a clipped white; a chip blown out whole reads that tint, not its colour."""
+        light = blocks[..., 0].ravel()
+        top = float(np.percentile(light, 99.5))
+        if top < self.CEILING:
+            return np.zeros(2, np.float32)
+        out: Float = np.median(blocks[..., 1:].reshape(-1, 2)[light >= top - 1.0], axis=0)
+        return out
 
     def _hue(self, colour: Float) -> tuple[list[str], npt.NDArray[np.bool_]]:
         """The chip colour of the nearest hue for each Lab row, and whether that hue is

@@ -7,12 +7,13 @@ game's reader. The 3D set (tests/vision/data3d) has such veils where a lamp is m
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
-from tavola.vision.appearance import TESSERA
+from tavola.vision.appearance import CHIP, TESSERA, board_image, canvas_origin
 from tavola.vision.light import lab, shade_free
-from tavola.vision.pieces import TessereReader
+from tavola.vision.pieces import ChipReader, TessereReader
 
 BOARD = (175, 212, 232)  # tessere's printed area (vision.appearance)
 WHITE = (235.0, 235.0, 235.0)  # white light after white balance: paper
@@ -92,3 +93,39 @@ def test_unveiled_tiles_still_read_surely() -> None:
                                        tile_block(reader, [K, K, K, K], 0.0)])
     assert tokens == ["RYGB", "K"]
     assert min(confidence) > 0.5
+
+
+def chip_area(discs: dict[str, tuple[float, float, float]]) -> npt.NDArray[np.float32]:
+    """The sequence-kids playing area from straight above (its busy pictures), with a disc
+    of 0.7 cell in each of ``discs`` (cell -> BGR)."""
+    reader = ChipReader()
+    g, px = reader.geometry, reader.px
+    x0, y0, _, _ = canvas_origin(g)
+    board = board_image("sequence-kids", px).astype(np.float32)
+    area = board[round(-y0 * px):round((g.ranks - y0) * px),
+                 round(-x0 * px):round((g.files - x0) * px)].copy()
+    for cell, colour in discs.items():
+        cx, cy = g.cell_center(cell)
+        cv2.circle(area, (round(cx * px), round(cy * px)), round(0.35 * px), colour, -1)
+    return area
+
+
+def read_chips(area: npt.NDArray[np.float32]) -> dict[str, str]:
+    reader = ChipReader()
+    tokens, _ = reader.decide([reader.blocks.cut(lab(area), reader.geometry, reader.cells)])
+    return {c: t for c, t in zip(reader.cells, tokens, strict=True) if t}
+
+
+def test_a_chip_paled_by_a_veil_is_read_by_its_hue() -> None:
+    # A red chip under a strong veil: L 82, chroma 10 (far too pale for a chip colour).
+    pale_red = tuple(float(v) for v in veiled(CHIP["R"], 0.68))
+    assert read_chips(chip_area({"c4": pale_red})) == {"c4": "R"}  # type: ignore[dict-item]
+
+
+def test_a_spot_blown_to_the_sensors_tinted_ceiling_is_no_chip() -> None:
+    # Clipped white, tinted by the white balance's gains (a yellowish 10 of chroma): a chip
+    # blown out whole is not read (its colour is gone), nor is a bare picture blown out.
+    tinted = (230.0, 250.0, 255.0)
+    assert np.hypot(*lab(np.array([[tinted]], np.float32))[0, 0, 1:]) > 8.0
+    area = chip_area({"c4": tinted, "d4": tinted, "c5": tinted, "d5": tinted})
+    assert read_chips(area) == {}
