@@ -160,6 +160,22 @@ class Blocks:
         return [ring & (k == i) for i in range(n)]
 
 
+CEILING = 93.0  # lightness (white-balanced: paper reads 92) of a spot blown out
+
+
+def ceiling_tint(blocks: Float) -> Float:
+    """The (a, b) of what is blown out to the sensor's ceiling in a picture (Lab cell
+    blocks): its lightest pixels, if they are that light (else neutral). The white
+    balance's gains tint a clipped white; a piece blown out whole reads that tint, not its
+    colour."""
+    light = blocks[..., 0].ravel()
+    top = float(np.percentile(light, 99.5))
+    if top < CEILING:
+        return np.zeros(2, np.float32)
+    out: Float = np.median(blocks[..., 1:].reshape(-1, 2)[light >= top - 1.0], axis=0)
+    return out
+
+
 def _median(blocks: Float, mask: Bool) -> Float:
     """Per-cell median colour over a mask: (cells, channels)."""
     out: Float = np.median(blocks[:, mask], axis=1)
@@ -450,7 +466,9 @@ class TessereReader(Reader):
         """Each quadrant by its colour's hue and chroma (:meth:`quadrant_tokens`); the
         token is the set of the tesserae's colours, ``K`` for a block."""
         q = self.quadrants(planes[0])
-        kinds, sure = self.quadrant_tokens(q.reshape(-1, 3))
+        plain = planes[0].copy()  # the blocks are shade-free: plain a, b for the tint
+        plain[..., 1:] *= (plain[..., :1] + SHADE) / 60.0
+        kinds, sure = self.quadrant_tokens(q.reshape(-1, 3), ceiling_tint(plain))
         kinds = kinds.reshape(len(q), 4)
         sure = sure.reshape(len(q), 4)
         names, hues, _, _, _ = self._hues()
@@ -476,7 +494,10 @@ class TessereReader(Reader):
                 sure[i][pale] = 0.3
             tile = [k for k in kinds[i] if k not in ("board", "blown")]
             board = int((kinds[i] == "board").sum())
-            if len(tile) >= 3 or (len(tile) == 2 and board == 0):
+            # A blown-out quadrant hides what is under it: with no bare board in sight, the
+            # tesserae that can be seen are the checker's (doubted, as a colour may hide).
+            if len(tile) >= 3 or (len(tile) == 2 and board == 0) or (
+                    board == 0 and colours_seen >= 1):
                 colours = set(tile)
                 rest = [s for k, s in zip(kinds[i], sure[i], strict=True) if k in colours]
                 # A quadrant not read as a tessera may hide a colour of the checker.
@@ -496,9 +517,11 @@ class TessereReader(Reader):
                                  if board >= 2 else 0.0)
         return tokens, confidence
 
-    def quadrant_tokens(self, q: Float) -> tuple[npt.NDArray[np.str_], npt.NDArray[np.float64]]:
+    def quadrant_tokens(self, q: Float, tint: Float | None = None
+                        ) -> tuple[npt.NDArray[np.str_], npt.NDArray[np.float64]]:
         """Each quadrant colour (plain Lab rows) -> ``R Y G B K``, ``board`` or ``blown``
-        (a glare: nothing to read), with a confidence 0-1.
+        (a glare: nothing to read), with a confidence 0-1. ``tint``: the (a, b) a spot
+        blown out to the sensor's ceiling reads in this picture (:func:`ceiling_tint`).
 
         A lamp's reflection on a glossy tessera adds white light to its colour: lightness
         goes up and chroma down, but the hue stays. So a colour clearly away from the bare
@@ -528,6 +551,8 @@ class TessereReader(Reader):
         sure[tile] = np.minimum(np.clip(colour[tile] / 6, 0, 1),
                                 np.clip((second[tile] - nearest[tile]) / 30, 0, 1))
         veiled = ~tile & ~like_block & self._veiled(q, names, hue, order[:, 0])
+        if tint is not None:  # the ceiling's tint is no tessera's colour
+            veiled &= np.hypot(q[:, 1] - tint[0], q[:, 2] - tint[1]) >= self.FAINT
         kinds[veiled] = np.array(names)[order[veiled, 0]]
         sure[veiled] = self.VEILED_SURE * np.clip((chroma[veiled] - self.FAINT) / 3, 0, 1)
         tile |= veiled
@@ -771,7 +796,6 @@ class ChipReader(Reader):
     FAINT_CHROMA = 8.0
     FAINT_LIGHT = 75.0  # ... if this light (a veil of white light lightens what it pales) ...
     FAINT_SHARE = 0.97  # ... and one colour over this much of it
-    CEILING = 93.0  # lightness (white-balanced; paper reads 92) of a spot blown out
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -803,7 +827,7 @@ class ChipReader(Reader):
         chroma = np.hypot(colour[:, 1], colour[:, 2])
         # Under a strong veil a chip keeps little chroma; it is still one colour all over
         # its middle (a picture's blobs never cover it all), and lighter than it would be.
-        blown = np.linalg.norm(colour[:, 1:] - self._ceiling_tint(blocks), axis=1)
+        blown = np.linalg.norm(colour[:, 1:] - ceiling_tint(blocks), axis=1)
         faint = ((np.minimum(chroma, blown) >= self.FAINT_CHROMA)
                  & (colour[:, 0] >= self.FAINT_LIGHT) & (share >= self.FAINT_SHARE))
         pale = clear & ((chroma >= self.PALE_CHROMA) | faint)
@@ -834,17 +858,6 @@ class ChipReader(Reader):
                 tokens.append("")
                 confidence[i] = float(np.clip(-evidence, 0, 1))
         return tokens, confidence
-
-    def _ceiling_tint(self, blocks: Float) -> Float:
-        """The (a, b) of what is blown out to the sensor's ceiling in this picture: the
-        lightest pixels, if they are that light (else neutral). The white balance's gains
-        tint a clipped white; a chip blown out whole reads that tint, not its colour."""
-        light = blocks[..., 0].ravel()
-        top = float(np.percentile(light, 99.5))
-        if top < self.CEILING:
-            return np.zeros(2, np.float32)
-        out: Float = np.median(blocks[..., 1:].reshape(-1, 2)[light >= top - 1.0], axis=0)
-        return out
 
     def _hue(self, colour: Float) -> tuple[list[str], npt.NDArray[np.bool_]]:
         """The chip colour of the nearest hue for each Lab row, and whether that hue is

@@ -87,6 +87,23 @@ def test_a_veiled_block_is_a_block_and_the_veiled_board_is_empty() -> None:
     assert tokens == ["K", ""]
 
 
+def test_a_checker_mostly_blown_out_is_read_by_what_shows() -> None:
+    white = (255, 255, 255)  # the sensor's ceiling
+    tokens, confidence = read_tessere([tile_block(TessereReader(), [R, white, white, white],
+                                                  0.3)])
+    assert tokens == ["R"]
+    assert confidence[0] < 0.5  # the blown tesserae may hide another colour
+
+
+def test_the_tint_of_a_blown_out_spot_is_no_tessera() -> None:
+    # Clipped white tinted greenish by the white balance's gains (chroma 7.6): a pale
+    # green would look so, but it is the colour of the sensor's ceiling in this picture.
+    tinted = (245, 255, 240)
+    reader = TessereReader()
+    tokens, _ = read_tessere([tile_block(reader, [tinted] * 4, 0.0)] * 3)
+    assert tokens == ["", "", ""]
+
+
 def test_unveiled_tiles_still_read_surely() -> None:
     reader = TessereReader()
     tokens, confidence = read_tessere([tile_block(reader, [R, Y, G, B], 0.0),
