@@ -423,6 +423,7 @@ class TessereReader(Reader):
     BLOCK_TINT = 3.0
     BLOCK_VEILED = 91.0  # ... if darker than this (near white the board's yellow is gone)
     VEILED_SURE = 0.45  # a veiled quadrant is a guess: its cell stays uncertain
+    YELLOWER = 6.0  # chroma by which a yellow tessera is clearly more yellow than the print
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -474,8 +475,8 @@ class TessereReader(Reader):
         names, hues, _, _, _ = self._hues()
         hue = np.degrees(np.arctan2(q[..., 2], q[..., 1]))
         gap = np.abs((hue[..., None] - hues + 180) % 360 - 180)
-        yellowish = (np.array(names)[np.argmin(gap, axis=-1)] == "Y") & (
-            np.hypot(q[..., 1], q[..., 2]) >= self.FAINT)
+        chroma = np.hypot(q[..., 1], q[..., 2])
+        yellowish = (np.array(names)[np.argmin(gap, axis=-1)] == "Y") & (chroma >= self.FAINT)
         tokens: list[str] = []
         confidence = np.ones(len(q))
         for i in range(len(q)):
@@ -486,10 +487,16 @@ class TessereReader(Reader):
                 kinds[i][kinds[i] == "k"] = "blown"
             else:
                 kinds[i][kinds[i] == "k"] = "K"
+            pale = (kinds[i] == "board") & yellowish[i]
+            if colours_seen >= 2 and pale.any() and not any(k in "RGB" for k in kinds[i]):
+                # Yellow tesserae alone prove a checker only if clearly more yellow than
+                # the print beside them (a warm light makes the print as yellow as a pale
+                # yellow tessera).
+                yellow = chroma[i][kinds[i] == "Y"].min() if "Y" in kinds[i] else 0.0
+                pale &= yellow >= chroma[i][pale].max() + self.YELLOWER
             if colours_seen >= 2:
                 # Inside a checker there is no board: beside two tesserae, a quadrant read as
                 # the board's yellowish print is a yellow tessera paled by a veil.
-                pale = (kinds[i] == "board") & yellowish[i]
                 kinds[i][pale] = "Y"
                 sure[i][pale] = 0.3
             tile = [k for k in kinds[i] if k not in ("board", "blown")]
@@ -796,6 +803,9 @@ class ChipReader(Reader):
     FAINT_CHROMA = 8.0
     FAINT_LIGHT = 75.0  # ... if this light (a veil of white light lightens what it pales) ...
     FAINT_SHARE = 0.97  # ... and one colour over this much of it
+    # The lightness of a chip's middle parts varies only with the shading and a veil's
+    # gradient across it (20 at most in the 3D set); a picture's blobs differ by 50.
+    LIGHT_SPREAD = 30.0
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -839,6 +849,9 @@ class ChipReader(Reader):
             if nearest[i] > self.NEAR or veiled:
                 names[i], nearest[i] = hue[i], min(float(nearest[i]), self.NEAR - 0.8)
                 conf[i] = min(float(conf[i]), 0.5)
+        # The share above compares colour only: a picture's dark and light blobs of one
+        # hue (navy and sky blue) pass it, but not this.
+        spread = np.ptp(parts[:, :, 0], axis=1)
         tokens: list[str] = []
         confidence = np.ones(len(blocks))
         for i, cell in enumerate(self.cells):
@@ -846,7 +859,8 @@ class ChipReader(Reader):
                 tokens.append("")
                 continue
             evidence = min((share[i] - self.UNIFORM) / 0.04,  # > 0: one colour
-                           (self.NEAR - nearest[i]) / 0.8)  # > 0: a chip's colour
+                           (self.NEAR - nearest[i]) / 0.8,  # > 0: a chip's colour
+                           (self.LIGHT_SPREAD - spread[i]) / 5.0)  # > 0: one lightness
             if cell in self.bare:
                 same = np.linalg.norm(parts[i, :, 1:] - np.array(self.bare[cell])[:, 1:],
                                       axis=1).mean()

@@ -30,34 +30,35 @@ def veiled(bgr: tuple[int, int, int], veil: float) -> npt.NDArray[np.float32]:
 
 
 def tile_block(reader: TessereReader, quadrants: list[tuple[int, int, int]],
-               veil: float) -> npt.NDArray[np.float32]:
+               veil: float, board: tuple[int, int, int] = BOARD) -> npt.NDArray[np.float32]:
     """One cell: the board around a tile of four tesserae (a b / d c, clockwise), veiled."""
     b = reader.blocks
     cell = np.empty((b.px, b.px, 3), np.float32)
-    cell[:] = veiled(BOARD, veil)
+    cell[:] = veiled(board, veil)
     inside = (np.abs(b.u) < 0.42) & (np.abs(b.v) < 0.42)
     for (su, sv), colour in zip(((-1, -1), (1, -1), (1, 1), (-1, 1)), quadrants, strict=True):
         cell[inside & (np.sign(b.u) == su) & (np.sign(b.v) == sv)] = veiled(colour, veil)
     return cell
 
 
-def read_tessere(cells: list[npt.NDArray[np.float32]]) -> tuple[list[str], list[float]]:
+def read_tessere(cells: list[npt.NDArray[np.float32]], board: tuple[int, int, int] = BOARD
+                 ) -> tuple[list[str], list[float]]:
     reader = TessereReader()
     blocks = np.stack([reader.blocks.cut(lab(c), reader.geometry, reader.cells[:1])[0]
-                       for c in _as_area(reader, cells)])
+                       for c in _as_area(reader, cells, board)])
     tokens, confidence = reader.decide([shade_free(blocks)])
     return tokens, [float(p) for p in confidence]
 
 
-def _as_area(reader: TessereReader, cells: list[npt.NDArray[np.float32]]
-             ) -> list[npt.NDArray[np.float32]]:
+def _as_area(reader: TessereReader, cells: list[npt.NDArray[np.float32]],
+             board: tuple[int, int, int]) -> list[npt.NDArray[np.float32]]:
     """Each cell as a whole (5x5) area image with the cell at a1, so that Blocks.cut
     takes it from where the reader expects a1."""
     g, px = reader.geometry, reader.blocks.px
     out = []
     for cell in cells:
         area = np.empty((g.ranks * px, g.files * px, 3), np.float32)
-        area[:] = veiled(BOARD, 0.0)
+        area[:] = veiled(board, 0.0)
         area[(g.ranks - 1) * px:, :px] = cell
         out.append(area)
     return out
@@ -77,6 +78,18 @@ def test_a_veiled_tile_of_red_and_blue_is_read_not_taken_for_the_board() -> None
 def test_a_veiled_yellow_beside_other_tesserae_is_yellow() -> None:
     tokens, _ = read_tessere([tile_block(TessereReader(), [Y, G, G, Y], 0.55)])
     assert tokens == ["YG"]
+
+
+def test_yellow_alone_proves_a_checker_only_if_clearly_yellower_than_the_print() -> None:
+    # Under a warm light the print reads nearly as yellow as a pale yellow tessera: two
+    # quadrants a little more yellow than the others are the print, not a checker.
+    print_ = (180, 230, 232)  # chroma 26, as the board around
+    tokens, _ = read_tessere([tile_block(TessereReader(), [(170, 228, 234)] * 2 + [print_] * 2,
+                                         0.0)], board=print_)
+    assert tokens == [""]
+    tokens, _ = read_tessere([tile_block(TessereReader(), [(150, 232, 232)] * 2 + [print_] * 2,
+                                         0.0)], board=print_)
+    assert tokens == ["Y"]  # chroma 42: a yellow checker, half of it veiled like the print
 
 
 def test_a_veiled_block_is_a_block_and_the_veiled_board_is_empty() -> None:
@@ -145,4 +158,16 @@ def test_a_spot_blown_to_the_sensors_tinted_ceiling_is_no_chip() -> None:
     tinted = (230.0, 250.0, 255.0)
     assert np.hypot(*lab(np.array([[tinted]], np.float32))[0, 0, 1:]) > 8.0
     area = chip_area({"c4": tinted, "d4": tinted, "c5": tinted, "d5": tinted})
+    assert read_chips(area) == {}
+
+
+def test_a_picture_of_one_hue_in_two_lightnesses_is_no_chip() -> None:
+    # A navy and a sky-blue blob side by side fill the middle: one hue, one chroma (what
+    # the colour share compares), but 47 apart in lightness; a chip is one colour.
+    area = chip_area({"c4": (235.0, 190.0, 140.0)})
+    reader = ChipReader()
+    cx, cy = reader.geometry.cell_center("c4")
+    px = reader.px
+    cv2.ellipse(area, (round(cx * px), round(cy * px)), (round(0.4 * px),) * 2, 0, 90, 270,
+                (110.0, 70.0, 10.0), -1)
     assert read_chips(area) == {}
