@@ -9,7 +9,8 @@ taken for a position, and the board is found in every frame without one. Frames 
 of each game were looked at while the reader was improved; 016-036 were rendered after,
 and only measured (then looked at too, for issue 12's second round); 037-066 were rendered
 after that round and never looked at while changing the reader: they hold the floors down
-to what unseen boards give.
+to what unseen boards give (except for tessere and sequence-kids, whose third round, the
+veil of a mirrored lamp, looked at all their frames).
 
 The quick test reads the first frames of each game; the whole set is ``slow``.
 """
