@@ -498,7 +498,7 @@ class TessereReader(Reader):
                 # Inside a checker there is no board: beside two tesserae, a quadrant read as
                 # the board's yellowish print is a yellow tessera paled by a veil.
                 kinds[i][pale] = "Y"
-                sure[i][pale] = 0.3
+                sure[i][pale] = self.VEILED_SURE
             tile = [k for k in kinds[i] if k not in ("board", "blown")]
             board = int((kinds[i] == "board").sum())
             # A blown-out quadrant hides what is under it: with no bare board in sight, the
@@ -526,9 +526,10 @@ class TessereReader(Reader):
 
     def quadrant_tokens(self, q: Float, tint: Float | None = None
                         ) -> tuple[npt.NDArray[np.str_], npt.NDArray[np.float64]]:
-        """Each quadrant colour (plain Lab rows) -> ``R Y G B K``, ``board`` or ``blown``
-        (a glare: nothing to read), with a confidence 0-1. ``tint``: the (a, b) a spot
-        blown out to the sensor's ceiling reads in this picture (:func:`ceiling_tint`).
+        """Each quadrant colour (plain Lab rows) -> ``R Y G B K``, ``board``, ``blown`` (a
+        glare: nothing to read) or ``k`` (a light grey: a block under a veil if its whole
+        cell is grey), with a confidence 0-1. ``tint``: the (a, b) a spot blown out to the
+        sensor's ceiling reads in this picture (:func:`ceiling_tint`).
 
         A lamp's reflection on a glossy tessera adds white light to its colour: lightness
         goes up and chroma down, but the hue stays. So a colour clearly away from the bare
@@ -568,12 +569,12 @@ class TessereReader(Reader):
         # on the bare board darkens it but keeps its colour. Under a veil it is a light grey
         # with no yellow in it: the board keeps some until it is near white.
         board_dir = board_ab / max(float(np.hypot(*board_ab)), 1e-6)
-        tint = q[:, 1:] @ board_dir
+        yellow = q[:, 1:] @ board_dir  # along the print's hue
         pale_block = (q[:, 0] >= dark) & (q[:, 0] < self.BLOCK_VEILED) & (
-            tint < self.BLOCK_TINT) & (chroma < self.GREY)
+            yellow < self.BLOCK_TINT) & (chroma < self.GREY)
         block = grey & (((q[:, 0] < dark) & (like_block | (away >= self.AWAY))) | pale_block)
         kinds[block] = np.where(pale_block[block], "k", "K")
-        pale_sure = self.VEILED_SURE * np.clip((self.BLOCK_TINT - tint[block]) / 2, 0, 1)
+        pale_sure = self.VEILED_SURE * np.clip((self.BLOCK_TINT - yellow[block]) / 2, 0, 1)
         dark_sure = np.clip((sure_dark - q[block, 0]) / 8, 0, 1)
         sure[block] = np.where(pale_block[block], pale_sure, dark_sure)
         blown = grey & ~block & (q[:, 0] >= self.BLOWN) & (chroma < self.BLOWN_CHROMA)
