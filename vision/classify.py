@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from .detect import BoardTracker, Fix, Image, camera_matrix, warp_area
+from .detect import BoardTracker, Fix, Image, camera_matrix, marker_covered, warp_area
 from .geometry import BoardGeometry, geometry_for
 from .light import PAPER, Float, lab, white_balance
 from .pieces import ChipReader, DraughtsReader, MorrisReader, QuixoReader, Reader, TessereReader
@@ -260,13 +260,17 @@ class Recogniser:
         neighbours, which are the same colour seen through a veil of white light: a veil
         adds light, never colour). A stretch of rim off the wood's hue is a hand however
         long (a sleeve along a whole side has no step but at its ends, and those may be
-        off the rim).
+        off the rim). A marker in view whose pattern does not show, and not for a
+        reflection (:func:`~tavola.vision.detect.marker_covered`), is under a hand too.
         """
         segments, glare = self._rim(image, fix)
         still = self._last_rim is not None and self._last_rim.shape == segments.shape and (
             float(np.max(_delta(segments - self._last_rim))) < 2.0)
         self._still = self._still + 1 if still else 0
         self._last_rim = segments
+        if self._still < RIM_ADOPT and any(
+                marker_covered(image, fix.homography, self.geometry, m) for m in fix.missing):
+            return True  # a hand on the board's corner need not reach the rim's segments
         if self.rim_reference is None or self.rim_reference.shape != segments.shape:
             off_hue, veiled = _off_hue(segments)
             steps, unexplained = _rim_steps(segments, self.rim_sides, skip=veiled | glare)
