@@ -239,7 +239,15 @@ class DiscReader(Reader):
     - a disc neither as white as paper nor clearly lighter than its cell is black (a
       glossy black top mirroring the room reads as light as its cell, but not white);
     - on a light board, a middle far darker than the bare cell is a black man, whatever
-      its colour (a lamp's reflection on its gloss tints it).
+      its colour (a lamp's reflection on its gloss tints it);
+    - a man is a disc: just inside its rim and just outside it the colours differ in
+      (nearly) every direction, also where a veil of light took the board's colour and
+      the cues above go blind. A blob of light, a shadow or the lines through a point
+      step in some directions only. A middle so outlined is no reflection's edge either;
+    - a white man is white all over its top and neutral or cream, as the paper is under
+      the same light; a glossy black top mirrors the room: bluish, or blown out by the
+      lamp's highlight in part and grey in the rest (a white man in a shadow is dimmer
+      all over, and stays lighter than its cell).
     """
 
     height = 0.15  # a disc's top
@@ -257,6 +265,10 @@ class DiscReader(Reader):
     BLOWN = 90.0  # a sector of the middle this light (white-balanced) is blown out ...
     CUT = 15.0  # ... and when another is this much darker, a reflection's edge crosses it
     CUT_BARE = 5.0  # ... if that one is no lighter than this above the bare cell (wood)
+    # Lab distance across a man's rim in three directions of four: a man stands there (a
+    # bare cell's two rings differ by 7 at most on the 3D set, by sensor noise and grain).
+    EDGE = 8.0
+    BLUE = 4.0  # a top this much bluer than paper (b below -BLUE) is a glossy black one
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -266,6 +278,10 @@ class DiscReader(Reader):
         self._rim = b.ring(0.0, 0.3)
         self._bare = b.ring(0.58, 0.8) & b.corners(0.3)
         self._sectors = b.sectors(0.05, 0.25, 8)
+        # Just inside and just outside a man's rim (radius 0.4, placed within 0.05 of the
+        # point), in sixteen directions.
+        self._inside = b.sectors(0.2, 0.28, 16)
+        self._outside = b.sectors(0.46, 0.5, 16)
         self.kings = self.game == "draughts"
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
@@ -311,16 +327,30 @@ class DiscReader(Reader):
         white = np.minimum(middle[:, 0] - self.WHITE, middle[:, 0] - bare[:, 0] - self.WHITE_STEP)
         sectors = np.stack([np.median(blocks[:, m, 0], axis=1) for m in self._sectors], axis=1)
         top, low = sectors.max(axis=1), sectors.min(axis=1)
+        outline = self._outline(blocks)
+        # (A man's outline all around the middle is no reflection's edge across it.)
         cut = np.minimum.reduce([top - self.BLOWN, top - low - self.CUT,
-                                 bare[:, 0] + self.CUT_BARE - low])
+                                 bare[:, 0] + self.CUT_BARE - low, self.EDGE - outline])
+        # A white man's top is white all over and neutral or cream (the paper's light);
+        # a glossy black one mirrors the room: bluish, or blown out by the lamp's highlight
+        # in part and grey in the rest. A white man in a shadow is dimmer all over, but
+        # still lighter than its cell.
+        whiteness = np.minimum(low - self.NOT_WHITE, middle[:, 2] + self.BLUE)
+        lighter = bare[:, 0] + self.LIGHTER
+        dimmer = np.maximum.reduce([
+            np.minimum(self.NOT_WHITE - middle[:, 0], lighter - middle[:, 0]),
+            -self.BLUE - middle[:, 2],
+            np.minimum.reduce([top - self.BLOWN, self.NOT_WHITE - low, lighter - low])])
         for i, token in enumerate(tokens):
             if cut[i] > 0:
                 tokens[i], confidence[i] = "", float(np.clip(cut[i] / 5, 0, 1))
                 continue
-            dimmer = min(self.NOT_WHITE - middle[i, 0], bare[i, 0] + self.LIGHTER - middle[i, 0])
-            if token == "W" and dimmer > 0:
+            if token == "W" and dimmer[i] > 0:
                 tokens[i] = "B"
-                confidence[i] = min(float(confidence[i]), float(np.clip(dimmer / 5, 0, 1)))
+                confidence[i] = min(float(confidence[i]), float(np.clip(dimmer[i] / 5, 0, 1)))
+            elif token == "B" and whiteness[i] > 0:
+                tokens[i] = "W"
+                confidence[i] = min(float(confidence[i]), float(np.clip(whiteness[i] / 5, 0, 1)))
             if token or not fill:
                 continue
             step = bare[i, 0] - middle[i, 0]
@@ -333,7 +363,23 @@ class DiscReader(Reader):
                 light = middle[i, 0] - self.WHITE
                 tokens[i] = "W" if light > 0 else "B"
                 confidence[i] = float(min(np.clip(grey[i], 0, 1), np.clip(abs(light) / 5, 0, 1)))
+            elif outline[i] > self.EDGE and chroma_bare[i] < self.WOOD_CHROMA:
+                # A veil took the cell's colour (the grey cue is blind), not a man's rim.
+                tokens[i] = "W" if whiteness[i] > 0 else "B"
+                confidence[i] = float(min(np.clip((outline[i] - self.EDGE) / 5, 0, 1),
+                                          np.clip(abs(whiteness[i]) / 5, 0, 1)))
         return tokens, confidence
+
+    def _outline(self, blocks: Float) -> npt.NDArray[np.float64]:
+        """How clearly each cell shows a man's outline: the colour step (Lab distance) from
+        just inside a man's rim to just outside it that holds in three directions of four.
+        A flat blob of light or a shadow steps in some directions only; lines through a
+        point cross both rings alike."""
+        inside = np.stack([_median(blocks, m) for m in self._inside], axis=1)
+        outside = np.stack([_median(blocks, m) for m in self._outside], axis=1)
+        step = np.linalg.norm(inside - outside, axis=2)
+        out: npt.NDArray[np.float64] = np.percentile(step, 25, axis=1).astype(np.float64)
+        return out
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
         blocks = self.cut(tops)[0]

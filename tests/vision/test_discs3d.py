@@ -59,6 +59,41 @@ def test_white_men_on_dark_squares_paled_by_a_reflection() -> None:
             assert read[cell] == truth[cell] == "W", (name, cell)
 
 
+def test_black_men_bluer_than_paper_are_black_though_lighter_than_their_square() -> None:
+    # Glossy black tops mirroring the bluish room read far lighter than their dark
+    # squares, as a white man would; a white man under the light the paper balances is
+    # neutral or cream, never bluish.
+    for name, cell in (("draughts-028", "c5"), ("draughts-057", "d8"), ("draughts-061", "e1")):
+        truth, read = read_frame(name)
+        assert read[cell] == truth[cell] == "B", (name, cell)
+
+
+def test_a_mans_outline_shows_where_a_veil_took_the_boards_colour() -> None:
+    # A lamp's reflection veils the board to nearly white, without colour: the men's
+    # middles step little from their bare corners, but their rims step all around.
+    for name, cell, token in (("morris-052", "f6", "B"), ("morris-048", "b6", "B"),
+                              ("morris-023", "g4", "W"), ("draughts-030", "a1", "B"),
+                              ("draughts-044", "e7", "B")):
+        truth, read = read_frame(name)
+        assert read[cell] == truth[cell] == token, (name, cell)
+
+
+def test_a_glossy_black_man_half_in_a_highlight_is_black_and_no_lamps_edge() -> None:
+    # The lamp's highlight blows out part of a glossy black top and fades to grey across
+    # it: a reflection's edge would fall to the wood, but the man's outline surrounds it,
+    # and a white top would be white all over.
+    for name, cell in (("morris-055", "d7"), ("morris-065", "d3")):
+        truth, read = read_frame(name)
+        assert read[cell] == truth[cell] == "B", (name, cell)
+
+
+def test_a_man_as_white_as_paper_all_over_is_white_on_a_warm_square() -> None:
+    # draughts-060 e3: on a strongly yellow dark square the step from the square fits
+    # a black man's prototype better, but the whole top is paper-white and neutral.
+    truth, read = read_frame("draughts-060")
+    assert read["e3"] == truth["e3"] == "W"
+
+
 def _board_with(men: dict[str, tuple[float, float]], blob: tuple[float, float, float] | None
                 ) -> tuple[MorrisReader, list[npt.NDArray[np.float32]]]:
     """A white-balanced top-down morris area (BGR): yellow wood; white men at the
@@ -91,3 +126,26 @@ def test_a_highlight_across_a_white_mans_top_is_no_lamps_blob() -> None:
     assert cells["a1"] == "W"
     assert cells["e4"] == "" and cells["c4"] == ""  # the blob's edge crosses their middles
     assert cells["d1"] == ""
+
+
+def test_men_on_a_board_veiled_to_white_are_read_by_their_outline() -> None:
+    # A veil of reflected light leaves the board light and colourless (L 88): a glossy
+    # black man mirroring a bluish room (L 80, b -12) steps little from it, a white man
+    # (L 97) too; each disc steps all around its rim. A soft shadow on a bare point
+    # darkens one side of it only.
+    reader = MorrisReader()
+    px = reader.px
+    size = 7 * px
+    y, x = (np.mgrid[0:size, 0:size] + 0.5) / px
+    area = np.empty((size, size, 3), np.float32)
+    area[:] = (214.0, 218.0, 222.0)
+    for cell, colour in (("a1", (222.0, 200.0, 185.0)), ("d2", (248.0, 248.0, 248.0))):
+        f, r = reader.geometry.position(cell)
+        disc = np.hypot(x - (f + 0.5), y - (7 - r - 0.5)) < 0.39
+        area[disc] = colour
+    f, r = reader.geometry.position("g7")
+    shade = np.clip((x - (f + 0.3)) / 0.6, 0, 1)[..., None]  # darker to the right
+    area *= 1 - 0.25 * shade * (np.abs(y - (7 - r - 0.5)) < 0.5)[..., None]
+    cells, _ = reader.read([area])
+    assert cells["a1"] == "B" and cells["d2"] == "W"
+    assert cells["g7"] == "" and cells["d1"] == ""
