@@ -10,8 +10,9 @@ white-balanced light; a calibration (:mod:`vision.calibrate`) replaces them with
 colours of the real set in the real room.
 
 - morris, draughts (:class:`DiscReader`): the colour of a ring inside the disc against the
-  cell's own bare corners (light, dark, or the board itself); a draughts king (two men
-  stacked) reads as its colour, ``W`` or ``B``: the game knows its rank.
+  cell's own bare corners (light, dark, or the board itself), and the man's outline; a
+  draughts king (two men stacked) reads as its colour, ``W`` or ``B``: the game knows its
+  rank. Morris also reads the board's lines, which a man hides up to his rim.
 - tessere (:class:`TessereReader`): every pixel of the cell is given the nearest colour of
   R Y G B K, the board and the grout; each quadrant's majority is a tessera; the token is
   the set of the four colours (RULES.md order), ``K`` for a block.
@@ -335,7 +336,7 @@ class DiscReader(Reader):
         # a glossy black one mirrors the room: bluish, or blown out by the lamp's highlight
         # in part and grey in the rest. A white man in a shadow is dimmer all over, but
         # still lighter than its cell.
-        whiteness = np.minimum(low - self.NOT_WHITE, middle[:, 2] + self.BLUE)
+        whiteness = self._whiteness(blocks)
         lighter = bare[:, 0] + self.LIGHTER
         dimmer = np.maximum.reduce([
             np.minimum(self.NOT_WHITE - middle[:, 0], lighter - middle[:, 0]),
@@ -370,6 +371,15 @@ class DiscReader(Reader):
                                           np.clip(abs(whiteness[i]) / 5, 0, 1)))
         return tokens, confidence
 
+    def _whiteness(self, blocks: Float) -> npt.NDArray[np.float64]:
+        """Above 0: a man's top there is white all over (its darkest sector as light as
+        paper) and not bluish."""
+        low = np.stack([np.median(blocks[:, m, 0], axis=1) for m in self._sectors], axis=1)
+        b = _median(blocks, self._rim)[:, 2]
+        out: npt.NDArray[np.float64] = np.minimum(low.min(axis=1) - self.NOT_WHITE,
+                                                  b + self.BLUE).astype(np.float64)
+        return out
+
     def _outline(self, blocks: Float) -> npt.NDArray[np.float64]:
         """How clearly each cell shows a man's outline: the colour step (Lab distance) from
         just inside a man's rim to just outside it that holds in three directions of four.
@@ -392,7 +402,7 @@ class DiscReader(Reader):
 
 
 class MorrisReader(DiscReader):
-    """Morris: discs on the points of a light wooden board."""
+    """Morris: discs on the points of a light wooden board, where lines meet."""
 
     game = "morris"
     DEFAULT: ClassVar[dict[str, tuple[float, float, float]]] = {
@@ -402,6 +412,58 @@ class MorrisReader(DiscReader):
     WOOD_CHROMA = 9.0
     # The lines and the dot at a point darken an empty point's middle by 15 at most.
     DARK_STEP = 22.0
+    LINES = 5.0  # two arms this much darker than beside them in the middle: no man there
+    HIDDEN = 2.0  # every arm less than this in the middle ...
+    RUN_ON = 8.0  # ... and two arms this clear beyond a man's rim: a man covers the point
+
+    def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
+                 start: Mapping[str, str] | None = None) -> None:
+        super().__init__(players, params, start)
+        b = self.blocks
+        # The board's lines leave a point along the axes. For each direction, the line's
+        # strip and the wood beside it, under a man (inside) and beyond his rim (outside).
+        self._arms: list[tuple[Bool, Bool, Bool, Bool]] = []
+        for along, across in ((b.u, b.v), (-b.v, b.u), (-b.u, -b.v), (b.v, -b.u)):
+            line, beside = np.abs(across) < 0.04, (np.abs(across) > 0.09) & (np.abs(across) < 0.16)
+            inside, outside = (along >= 0.14) & (along < 0.3), (along >= 0.42) & (along < 0.5)
+            self._arms.append((inside & line, inside & beside, outside & line, outside & beside))
+
+    def planes(self, homography: Matrix, camera: Matrix, image: Image) -> list[Matrix]:
+        """Men's tops, and the board itself (its lines)."""
+        return [lifted(homography, camera, self.height), homography]
+
+    def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
+        """The discs' colours on the men's plane (:meth:`DiscReader.decide`), then the
+        lines on the board's: a man stands on his point and hides its lines as far as his
+        rim, where they run on; a lamp's blob on a bare point veils them at most."""
+        tokens, confidence = self._colours(planes[0])
+        inside, outside = self._lines(planes[1])
+        shown = np.sort(inside, axis=1)[:, -2]  # every point has two arms at least
+        beyond = np.sort(outside, axis=1)[:, -2]
+        hidden = np.minimum(self.HIDDEN - inside.max(axis=1), beyond - self.RUN_ON)
+        whiteness = self._whiteness(planes[0])
+        for i, token in enumerate(tokens):
+            if token and shown[i] > self.LINES:
+                tokens[i], confidence[i] = "", float(np.clip((shown[i] - self.LINES) / 5, 0, 1))
+            elif not token and hidden[i] > 0:
+                tokens[i] = "W" if whiteness[i] > 0 else "B"
+                confidence[i] = float(min(np.clip(hidden[i] / 2, 0, 1),
+                                          np.clip(abs(whiteness[i]) / 5, 0, 1)))
+        return tokens, confidence
+
+    def _lines(self, blocks: Float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """How much darker than the wood beside it each arm's line is: (cells, 4) inside
+        a man's rim and (cells, 4) beyond it."""
+        light = blocks[..., 0].astype(np.float64)
+
+        def darker(line: Bool, beside: Bool) -> npt.NDArray[np.float64]:
+            out: npt.NDArray[np.float64] = (np.median(light[:, beside], axis=1)
+                                            - np.median(light[:, line], axis=1))
+            return out
+
+        inside = [darker(line, beside) for line, beside, _, _ in self._arms]
+        outside = [darker(line, beside) for _, _, line, beside in self._arms]
+        return np.stack(inside, axis=1), np.stack(outside, axis=1)
 
 
 class DraughtsReader(DiscReader):
