@@ -281,8 +281,12 @@ class DiscReader(Reader):
         self._sectors = b.sectors(0.05, 0.25, 8)
         # Just inside and just outside a man's rim (radius 0.4, placed within 0.05 of the
         # point), in sixteen directions.
-        self._inside = b.sectors(0.2, 0.28, 16)
-        self._outside = b.sectors(0.46, 0.5, 16)
+        rings = b.sectors(0.2, 0.28, 16) + b.sectors(0.46, 0.5, 16)
+        label = np.full(b.r.shape, len(rings))  # the last label: in neither ring
+        for k, mask in enumerate(rings):
+            label[mask] = k
+        self._ring_label = label.ravel()
+        self._ring_size = np.bincount(self._ring_label, minlength=len(rings) + 1)
         self.kings = self.game == "draughts"
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
@@ -298,24 +302,25 @@ class DiscReader(Reader):
         return tops
 
     def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
-        tokens, confidence = self._colours(planes[0])
+        tokens, confidence, _ = self._colours(planes[0])
         if not self.kings:
             return tokens, confidence
         # A king is two men stacked (BOARD.md: no printed crown), its top twice as high:
         # at a tilt it is seen away from a man's. Read the colour on both planes and keep
         # the surer reading. The rank is not read: the game knows which men are kings, and
         # a misread crown must never become a mismatch (docs/vision.md, "Kings").
-        high, sure = self._colours(planes[1], fill=False)
+        high, sure, _ = self._colours(planes[1], fill=False)
         for i in range(len(tokens)):
             if high[i] and sure[i] > confidence[i]:
                 tokens[i], confidence[i] = high[i], sure[i]
         return tokens, confidence
 
     def _colours(self, blocks: Float, fill: bool = True
-                 ) -> tuple[list[str], npt.NDArray[np.float64]]:
+                 ) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """Each cell's disc colour on one plane: the prototypes, then the cues. ``fill``:
         also look for a man in the cells read as empty (the men's plane; on the kings'
-        plane the cues would find a man's shifted top as a cell of its own)."""
+        plane the cues would find a man's shifted top as a cell of its own). Also each
+        cell's whiteness: above 0, a man's top there would be white."""
         tokens, confidence = self.prototypes.classify(self.features(blocks))
         middle, bare = _median(blocks, self._rim), _median(blocks, self._bare)
         # How much of the cell's own colour the middle keeps: its colour along the bare
@@ -336,7 +341,7 @@ class DiscReader(Reader):
         # a glossy black one mirrors the room: bluish, or blown out by the lamp's highlight
         # in part and grey in the rest. A white man in a shadow is dimmer all over, but
         # still lighter than its cell.
-        whiteness = self._whiteness(blocks)
+        whiteness = np.minimum(low - self.NOT_WHITE, middle[:, 2] + self.BLUE)
         lighter = bare[:, 0] + self.LIGHTER
         dimmer = np.maximum.reduce([
             np.minimum(self.NOT_WHITE - middle[:, 0], lighter - middle[:, 0]),
@@ -369,24 +374,20 @@ class DiscReader(Reader):
                 tokens[i] = "W" if whiteness[i] > 0 else "B"
                 confidence[i] = float(min(np.clip((outline[i] - self.EDGE) / 5, 0, 1),
                                           np.clip(abs(whiteness[i]) / 5, 0, 1)))
-        return tokens, confidence
-
-    def _whiteness(self, blocks: Float) -> npt.NDArray[np.float64]:
-        """Above 0: a man's top there is white all over (its darkest sector as light as
-        paper) and not bluish."""
-        low = np.stack([np.median(blocks[:, m, 0], axis=1) for m in self._sectors], axis=1)
-        b = _median(blocks, self._rim)[:, 2]
-        out: npt.NDArray[np.float64] = np.minimum(low.min(axis=1) - self.NOT_WHITE,
-                                                  b + self.BLUE).astype(np.float64)
-        return out
+        return tokens, confidence, whiteness.astype(np.float64)
 
     def _outline(self, blocks: Float) -> npt.NDArray[np.float64]:
         """How clearly each cell shows a man's outline: the colour step (Lab distance) from
         just inside a man's rim to just outside it that holds in three directions of four.
         A flat blob of light or a shadow steps in some directions only; lines through a
         point cross both rings alike."""
-        inside = np.stack([_median(blocks, m) for m in self._inside], axis=1)
-        outside = np.stack([_median(blocks, m) for m in self._outside], axis=1)
+        # Each sector's mean colour, all at once (a man's top and the wood are even).
+        n, size = len(blocks), len(self._ring_size)
+        index = (np.arange(n)[:, None] * size + self._ring_label[None]).ravel()
+        pixels = blocks.reshape(-1, 3)
+        means = np.stack([np.bincount(index, pixels[:, c], n * size).reshape(n, size)
+                          for c in range(3)], axis=2) / self._ring_size[None, :, None]
+        inside, outside = np.split(means[:, :-1], 2, axis=1)
         step = np.linalg.norm(inside - outside, axis=2)
         out: npt.NDArray[np.float64] = np.percentile(step, 25, axis=1).astype(np.float64)
         return out
@@ -436,12 +437,11 @@ class MorrisReader(DiscReader):
         """The discs' colours on the men's plane (:meth:`DiscReader.decide`), then the
         lines on the board's: a man stands on his point and hides its lines as far as his
         rim, where they run on; a lamp's blob on a bare point veils them at most."""
-        tokens, confidence = self._colours(planes[0])
+        tokens, confidence, whiteness = self._colours(planes[0])
         inside, outside = self._lines(planes[1])
         shown = np.sort(inside, axis=1)[:, -2]  # every point has two arms at least
         beyond = np.sort(outside, axis=1)[:, -2]
         hidden = np.minimum(self.HIDDEN - inside.max(axis=1), beyond - self.RUN_ON)
-        whiteness = self._whiteness(planes[0])
         for i, token in enumerate(tokens):
             if token and shown[i] > self.LINES:
                 tokens[i], confidence[i] = "", float(np.clip((shown[i] - self.LINES) / 5, 0, 1))
