@@ -320,7 +320,7 @@ class DiscReader(Reader):
         """Each cell's disc colour on one plane: the prototypes, then the cues. ``fill``:
         also look for a man in the cells read as empty (the men's plane; on the kings'
         plane the cues would find a man's shifted top as a cell of its own). Also each
-        cell's whiteness: above 0, a man's top there would be white."""
+        cell's darkness: above 0, a man there is black (below: white)."""
         tokens, confidence = self.prototypes.classify(self.features(blocks))
         middle, bare = _median(blocks, self._rim), _median(blocks, self._bare)
         # How much of the cell's own colour the middle keeps: its colour along the bare
@@ -371,10 +371,10 @@ class DiscReader(Reader):
                 confidence[i] = float(min(np.clip(grey[i], 0, 1), np.clip(abs(light) / 5, 0, 1)))
             elif outline[i] > self.EDGE and chroma_bare[i] < self.WOOD_CHROMA:
                 # A veil took the cell's colour (the grey cue is blind), not a man's rim.
-                tokens[i] = "W" if whiteness[i] > 0 else "B"
+                tokens[i] = "B" if dimmer[i] > 0 else "W"
                 confidence[i] = float(min(np.clip((outline[i] - self.EDGE) / 5, 0, 1),
-                                          np.clip(abs(whiteness[i]) / 5, 0, 1)))
-        return tokens, confidence, whiteness.astype(np.float64)
+                                          np.clip(abs(dimmer[i]) / 5, 0, 1)))
+        return tokens, confidence, dimmer.astype(np.float64)
 
     def _outline(self, blocks: Float) -> npt.NDArray[np.float64]:
         """How clearly each cell shows a man's outline: the colour step (Lab distance) from
@@ -437,7 +437,7 @@ class MorrisReader(DiscReader):
         """The discs' colours on the men's plane (:meth:`DiscReader.decide`), then the
         lines on the board's: a man stands on his point and hides its lines as far as his
         rim, where they run on; a lamp's blob on a bare point veils them at most."""
-        tokens, confidence, whiteness = self._colours(planes[0])
+        tokens, confidence, darkness = self._colours(planes[0])
         inside, outside = self._lines(planes[1])
         shown = np.sort(inside, axis=1)[:, -2]  # every point has two arms at least
         beyond = np.sort(outside, axis=1)[:, -2]
@@ -446,9 +446,9 @@ class MorrisReader(DiscReader):
             if token and shown[i] > self.LINES:
                 tokens[i], confidence[i] = "", float(np.clip((shown[i] - self.LINES) / 5, 0, 1))
             elif not token and hidden[i] > 0:
-                tokens[i] = "W" if whiteness[i] > 0 else "B"
+                tokens[i] = "B" if darkness[i] > 0 else "W"
                 confidence[i] = float(min(np.clip(hidden[i] / 2, 0, 1),
-                                          np.clip(abs(whiteness[i]) / 5, 0, 1)))
+                                          np.clip(abs(darkness[i]) / 5, 0, 1)))
         return tokens, confidence
 
     def _lines(self, blocks: Float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from tavola.vision.classify import Recogniser
 from tavola.vision.pieces import MorrisReader
+from tavola.vision.render import Conditions, render
 from tests.vision.test_data3d import read_frame
 
 
@@ -195,3 +197,17 @@ def test_lines_seen_through_a_veil_tell_a_man_from_a_bare_point() -> None:
     cells, _ = reader.read([veiled, veiled])  # the men's plane and the board's
     assert cells["d2"] == "W" and cells["f2"] == ""
     assert all(cells[c] == "" for c in reader.cells if c != "d2")
+
+
+def test_a_white_man_in_a_deep_shadow_found_by_his_lines_is_white() -> None:
+    # The flat renderer's hard conditions: a soft shadow darkens a white man on f4 and the
+    # board around him to L 51 and 39; the colour cues see no man, the lines show one. He
+    # is lighter than his shaded cell, not bluish, with no highlight: white, not black.
+    cells = {"a1": "B", "a7": "B", "b4": "W", "c3": "W", "c4": "W", "c5": "W", "d1": "B",
+             "d2": "B", "d5": "B", "d6": "B", "d7": "W", "e5": "W", "f2": "B", "f4": "W",
+             "g1": "W", "g4": "B", "g7": "W"}
+    conditions = Conditions(tilt=17.56, turn=5.81, scale=0.635, shift=(0.141, -0.085),
+                            kelvin=4329.0, brightness=0.744, gradient=0.456, shadow=0.499,
+                            noise=3.5, blur=1.31, jpeg=57, seed=1465585974, azimuth=-60.86)
+    reading = Recogniser("morris").read(render("morris", cells, conditions).image)
+    assert reading.cells["f4"] == "W"
