@@ -13,11 +13,13 @@ colours of the real set in the real room.
   cell's own bare corners (light, dark, or the board itself), and the man's outline; a
   draughts king (two men stacked) reads as its colour, ``W`` or ``B``: the game knows its
   rank. Morris also reads the board's lines, which a man hides up to his rim.
-- tessere (:class:`TessereReader`): every pixel of the cell is given the nearest colour of
-  R Y G B K, the board and the grout; each quadrant's majority is a tessera; the token is
-  the set of the four colours (RULES.md order), ``K`` for a block.
-- quixo (:class:`QuixoReader`): dark marks on the light cube face, measured against the
-  face's own clean corners: a dark centre is an X, a dark ring with a light centre an O;
+- tessere (:class:`TessereReader`): each quadrant's median colour is a tessera of the
+  nearest hue (R Y G B) when colourful and away from the board's print, a block when grey
+  and dark; under a lamp's veil (lighter, paler, same hue) by its hue and what chroma a veil
+  leaves; the token is the set of the four colours (RULES.md order), ``K`` for a block.
+- quixo (:class:`QuixoReader`): dark marks on the light cube face, each pixel measured
+  against the face right beside it (a glare lights a glossy face unevenly, and veils its
+  marks to a faint step): a dark centre is an X, a dark ring with a light centre an O;
   with four players the darkest of the four dot spots gives the direction. Cube tops are
   almost a cell above the board, so their plane is fitted to the picture (the grid of
   light faces between dark seams), not only computed from the camera model.
@@ -158,6 +160,22 @@ class Blocks:
         ring = self.ring(r0, r1)
         k = ((self.angle + np.pi) / (2 * np.pi) * n).astype(int) % n
         return [ring & (k == i) for i in range(n)]
+
+
+CEILING = 93.0  # lightness (white-balanced: paper reads 92) of a spot blown out
+
+
+def ceiling_tint(blocks: Float) -> Float:
+    """The (a, b) of what is blown out to the sensor's ceiling in a picture (Lab cell
+    blocks): its lightest pixels, if they are that light (else neutral). The white
+    balance's gains tint a clipped white; a piece blown out whole reads that tint, not its
+    colour."""
+    light = blocks[..., 0].ravel()
+    top = float(np.percentile(light, 99.5))
+    if top < CEILING:
+        return np.zeros(2, np.float32)
+    out: Float = np.median(blocks[..., 1:].reshape(-1, 2)[light >= top - 1.0], axis=0)
+    return out
 
 
 def _median(blocks: Float, mask: Bool) -> Float:
@@ -501,6 +519,20 @@ class TessereReader(Reader):
     SURE_DARK = 0.5  # ... if darker than this (between: a glossy block, or a grey coin)
     BLOWN = 92.0  # a grey this light is a glare (white balance puts paper at 92)
     BLOWN_CHROMA = 6.0
+    # A lamp's reflection on a glossy tile adds white light: lightness goes up and chroma
+    # down towards white (L 100), the hue stays. Under such a veil a quadrant is a tessera
+    # of its hue when that hue is far from the board's (red, green, blue: the board's print
+    # is yellowish however veiled) and it keeps at least half the chroma its colour keeps
+    # when lightened that much (a bluish grey block mirroring the sky keeps far less).
+    VEIL_HUE = 40.0  # degrees off the board's hue
+    VEIL_SHARE = 0.5
+    FAINT = 4.0  # the least chroma read as a colour (sensor noise and JPEG give 2-3)
+    # A block is grey; the board's print keeps some yellow until a veil makes it white.
+    # So a grey short of white with less yellow than this is a block under a veil.
+    BLOCK_TINT = 3.0
+    BLOCK_VEILED = 91.0  # ... if darker than this (near white the board's yellow is gone)
+    VEILED_SURE = 0.45  # a veiled quadrant is a guess: its cell stays uncertain
+    YELLOWER = 6.0  # chroma by which a yellow tessera is clearly more yellow than the print
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -544,15 +576,44 @@ class TessereReader(Reader):
         """Each quadrant by its colour's hue and chroma (:meth:`quadrant_tokens`); the
         token is the set of the tesserae's colours, ``K`` for a block."""
         q = self.quadrants(planes[0])
-        kinds, sure = self.quadrant_tokens(q.reshape(-1, 3))
+        plain = planes[0].copy()  # the blocks are shade-free: plain a, b for the tint
+        plain[..., 1:] *= (plain[..., :1] + SHADE) / 60.0
+        kinds, sure = self.quadrant_tokens(q.reshape(-1, 3), ceiling_tint(plain))
         kinds = kinds.reshape(len(q), 4)
         sure = sure.reshape(len(q), 4)
+        names, hues, _, _, _ = self._hues()
+        hue = np.degrees(np.arctan2(q[..., 2], q[..., 1]))
+        gap = np.abs((hue[..., None] - hues + 180) % 360 - 180)
+        chroma = np.hypot(q[..., 1], q[..., 2])
+        yellowish = (np.array(names)[np.argmin(gap, axis=-1)] == "Y") & (chroma >= self.FAINT)
         tokens: list[str] = []
         confidence = np.ones(len(q))
         for i in range(len(q)):
+            colours_seen = sum(k in "RYGB" for k in kinds[i])
+            if colours_seen:
+                # A veiled grey beside tesserae is a veiled tessera, not a block (a block is
+                # grey all over): nothing to read there.
+                kinds[i][kinds[i] == "k"] = "blown"
+            else:
+                kinds[i][kinds[i] == "k"] = "K"
+            pale = (kinds[i] == "board") & yellowish[i]
+            if colours_seen >= 2 and pale.any() and not any(k in "RGB" for k in kinds[i]):
+                # Yellow tesserae alone prove a checker only if clearly more yellow than
+                # the print beside them (a warm light makes the print as yellow as a pale
+                # yellow tessera).
+                yellow = chroma[i][kinds[i] == "Y"].min() if "Y" in kinds[i] else 0.0
+                pale &= yellow >= chroma[i][pale].max() + self.YELLOWER
+            if colours_seen >= 2:
+                # Inside a checker there is no board: beside two tesserae, a quadrant read as
+                # the board's yellowish print is a yellow tessera paled by a veil.
+                kinds[i][pale] = "Y"
+                sure[i][pale] = self.VEILED_SURE
             tile = [k for k in kinds[i] if k not in ("board", "blown")]
             board = int((kinds[i] == "board").sum())
-            if len(tile) >= 3 or (len(tile) == 2 and board == 0):
+            # A blown-out quadrant hides what is under it: with no bare board in sight, the
+            # tesserae that can be seen are the checker's (doubted, as a colour may hide).
+            if len(tile) >= 3 or (len(tile) == 2 and board == 0) or (
+                    board == 0 and colours_seen >= 1):
                 colours = set(tile)
                 rest = [s for k, s in zip(kinds[i], sure[i], strict=True) if k in colours]
                 # A quadrant not read as a tessera may hide a colour of the checker.
@@ -572,9 +633,12 @@ class TessereReader(Reader):
                                  if board >= 2 else 0.0)
         return tokens, confidence
 
-    def quadrant_tokens(self, q: Float) -> tuple[npt.NDArray[np.str_], npt.NDArray[np.float64]]:
-        """Each quadrant colour (plain Lab rows) -> ``R Y G B K``, ``board`` or ``blown``
-        (a glare: nothing to read), with a confidence 0-1.
+    def quadrant_tokens(self, q: Float, tint: Float | None = None
+                        ) -> tuple[npt.NDArray[np.str_], npt.NDArray[np.float64]]:
+        """Each quadrant colour (plain Lab rows) -> ``R Y G B K``, ``board``, ``blown`` (a
+        glare: nothing to read) or ``k`` (a light grey: a block under a veil if its whole
+        cell is grey), with a confidence 0-1. ``tint``: the (a, b) a spot blown out to the
+        sensor's ceiling reads in this picture (:func:`ceiling_tint`).
 
         A lamp's reflection on a glossy tessera adds white light to its colour: lightness
         goes up and chroma down, but the hue stays. So a colour clearly away from the bare
@@ -603,18 +667,51 @@ class TessereReader(Reader):
         kinds[tile] = np.array(names)[order[tile, 0]]
         sure[tile] = np.minimum(np.clip(colour[tile] / 6, 0, 1),
                                 np.clip((second[tile] - nearest[tile]) / 30, 0, 1))
+        veiled = ~tile & ~like_block & self._veiled(q, names, hue, order[:, 0])
+        if tint is not None:  # the ceiling's tint is no tessera's colour
+            veiled &= np.hypot(q[:, 1] - tint[0], q[:, 2] - tint[1]) >= self.FAINT
+        kinds[veiled] = np.array(names)[order[veiled, 0]]
+        sure[veiled] = self.VEILED_SURE * np.clip((chroma[veiled] - self.FAINT) / 3, 0, 1)
+        tile |= veiled
         grey = ~tile
         # A block is grey, or (glossy, mirroring the sky) off the board's colour; a shadow
-        # on the bare board darkens it but keeps its colour.
-        block = grey & (q[:, 0] < dark) & (like_block | (away >= self.AWAY))
-        kinds[block] = "K"
-        sure[block] = np.clip((sure_dark - q[block, 0]) / 8, 0, 1)
+        # on the bare board darkens it but keeps its colour. Under a veil it is a light grey
+        # with no yellow in it: the board keeps some until it is near white.
+        board_dir = board_ab / max(float(np.hypot(*board_ab)), 1e-6)
+        yellow = q[:, 1:] @ board_dir  # along the print's hue
+        pale_block = (q[:, 0] >= dark) & (q[:, 0] < self.BLOCK_VEILED) & (
+            yellow < self.BLOCK_TINT) & (chroma < self.GREY)
+        block = grey & (((q[:, 0] < dark) & (like_block | (away >= self.AWAY))) | pale_block)
+        kinds[block] = np.where(pale_block[block], "k", "K")
+        pale_sure = self.VEILED_SURE * np.clip((self.BLOCK_TINT - yellow[block]) / 2, 0, 1)
+        dark_sure = np.clip((sure_dark - q[block, 0]) / 8, 0, 1)
+        sure[block] = np.where(pale_block[block], pale_sure, dark_sure)
         blown = grey & ~block & (q[:, 0] >= self.BLOWN) & (chroma < self.BLOWN_CHROMA)
         kinds[blown] = "blown"
         sure[blown] = 0.0
         bare = grey & ~block & ~blown
         sure[bare] = np.clip(-colour[bare] / 6, 0, 1)
         return kinds, sure
+
+    def _veiled(self, q: Float, names: list[str], hue: npt.NDArray[np.float64],
+                nearest: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+        """Quadrants (plain Lab rows) that are a tessera paled by a lamp's reflection: of a
+        hue far from the board's, and as colourful as the tessera of that hue (``nearest``:
+        index into ``names``) stays when a veil lightens it to the quadrant's lightness."""
+        c = self.colours.centres.copy()
+        c[:, 1:] *= (c[:, :1] + SHADE) / 60.0
+        index = {n: i for i, n in enumerate(self.colours.names)}
+        board = c[index["board"]]
+        board_hue = np.degrees(np.arctan2(board[2], board[1]))
+        off = np.abs((hue - board_hue + 180) % 360 - 180) >= self.VEIL_HUE
+        own = c[[index[n] for n in names]]  # the tesserae colours, in ``names`` order
+        light, colourful = own[:, 0], np.hypot(own[:, 1], own[:, 2])
+        # A veil lightening a colour from L to 100 takes its chroma from C to 0.
+        kept = colourful[nearest] * np.clip((100.0 - q[:, 0]) / (100.0 - light[nearest]), 0, 1)
+        chroma = np.hypot(q[:, 1], q[:, 2])
+        out: npt.NDArray[np.bool_] = off & (chroma >= self.FAINT) & (
+            chroma >= self.VEIL_SHARE * kept) & (q[:, 0] > light[nearest])  # a veil lightens
+        return out
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
         blocks = self.cut(tops)[0]
@@ -653,8 +750,18 @@ class QuixoReader(Reader):
         "X": (1.0, 0.35),
     }
     SPREAD: ClassVar[tuple[float, float]] = (0.16, 0.16)
-    DARK = 22.0  # L below the face's own light majority that counts as a mark
-    GLARE_FACE = 92.0  # a face this light is in a glare
+    DARK = 22.0  # L a dot lies below its face in plain light (the unit of the dots' margin)
+    # A mark is a thin stroke darker than the face on both sides of it: a pixel's step is
+    # how much darker it is than the face closed over strokes up to NEAR pixels wide (a
+    # shadow's or a glare's edge is one-sided and makes none). A step of MARK_STEP is a
+    # mark; a glare's veil on a glossy face, or the sensor's ceiling, shrinks a mark's step,
+    # so on a face without texture (no grain or noise left) a step above TEXTURE times the
+    # face's own and above NOISE_STEP counts too.
+    NEAR = 9
+    MARK_STEP = 12.0
+    TEXTURE = 4.0
+    NOISE_STEP = 6.0
+    STROKE = 5  # pixels (at 32 a cell): a blurred stroke's width; it is dark to half its depth
     INKED = 3  # dark pixels (at 32 a cell) that ink a sector of the ring ...
     LINE = 0.9  # ... if they cover at most this share of it
 
@@ -683,13 +790,21 @@ class QuixoReader(Reader):
         return [self._fitted[1]]
 
     def _dark(self, blocks: Float) -> Bool:
-        # The face's own lightness: the light majority of the top (a mark covers less than
-        # a third of it); not its corners, which shade and bevels darken.
-        face = np.percentile(blocks[:, self._face, 0], 80, axis=1)
-        # Under a lamp's reflection the whole face is near white and its marks shrink to a
-        # faint grey: there a smaller step counts.
-        step = np.where(face > self.GLARE_FACE, self.DARK * 0.45, self.DARK)
-        dark: Bool = blocks[..., 0] < (face - step)[:, None, None]
+        # Against the face right beside each pixel, not the whole face's level: a lamp's
+        # reflection lights a glossy face unevenly (a glare's edge, a gradient).
+        light = np.ascontiguousarray(blocks[..., 0])
+        near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (self.NEAR, self.NEAR))
+        step = np.stack([cv2.morphologyEx(cv2.blur(cell, (3, 3)), cv2.MORPH_CLOSE, near)
+                         for cell in light]) - light
+        # The face's own texture (wood grain, noise): a mark and the seams a cube pushed
+        # aside shows cover less than two fifths of the face.
+        texture = np.percentile(step[:, self._face], 60, axis=1)
+        least = np.clip(self.TEXTURE * texture, self.NOISE_STEP, self.MARK_STEP)
+        # A blurred stroke's skirts are a little darker than the face too: the stroke is
+        # where it is at least half as deep as its core (its width whatever the blur).
+        width = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (self.STROKE, self.STROKE))
+        depth = np.stack([cv2.dilate(cell, width) for cell in step])
+        dark: Bool = (step > least[:, None, None]) & (step > 0.5 * depth)
         return dark
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
@@ -810,9 +925,15 @@ class ChipReader(Reader):
     FREE = ("a1", "f1", "a7", "f7")
     PALE_CHROMA = 25.0  # a uniform middle this colourful is a chip, however pale ...
     HUE_MARGIN = 10.0  # ... if its hue is this much nearer one chip colour than the next
-    FAINT_CHROMA = 12.0  # a middle this colourful is a chip too ...
+    # A middle this colourful is a chip too (sensor noise and JPEG leave a white a chroma
+    # of 2-5), and this far from the colour of a spot blown out to the sensor's ceiling
+    # (white-balanced, that has a tint of its own) ...
+    FAINT_CHROMA = 8.0
     FAINT_LIGHT = 75.0  # ... if this light (a veil of white light lightens what it pales) ...
     FAINT_SHARE = 0.97  # ... and one colour over this much of it
+    # The lightness of a chip's middle parts varies only with the shading and a veil's
+    # gradient across it (20 at most in the 3D set); a picture's blobs differ by 50.
+    LIGHT_SPREAD = 30.0
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -844,8 +965,9 @@ class ChipReader(Reader):
         chroma = np.hypot(colour[:, 1], colour[:, 2])
         # Under a strong veil a chip keeps little chroma; it is still one colour all over
         # its middle (a picture's blobs never cover it all), and lighter than it would be.
-        faint = ((chroma >= self.FAINT_CHROMA) & (colour[:, 0] >= self.FAINT_LIGHT)
-                 & (share >= self.FAINT_SHARE))
+        blown = np.linalg.norm(colour[:, 1:] - ceiling_tint(blocks), axis=1)
+        faint = ((np.minimum(chroma, blown) >= self.FAINT_CHROMA)
+                 & (colour[:, 0] >= self.FAINT_LIGHT) & (share >= self.FAINT_SHARE))
         pale = clear & ((chroma >= self.PALE_CHROMA) | faint)
         light = dict(zip(self.colours.names, self.colours.centres[:, 0], strict=True))
         for i in map(int, np.nonzero(pale)[0]):
@@ -855,6 +977,9 @@ class ChipReader(Reader):
             if nearest[i] > self.NEAR or veiled:
                 names[i], nearest[i] = hue[i], min(float(nearest[i]), self.NEAR - 0.8)
                 conf[i] = min(float(conf[i]), 0.5)
+        # The share above compares colour only: a picture's dark and light blobs of one
+        # hue (navy and sky blue) pass it, but not this.
+        spread = np.ptp(parts[:, :, 0], axis=1)
         tokens: list[str] = []
         confidence = np.ones(len(blocks))
         for i, cell in enumerate(self.cells):
@@ -862,7 +987,8 @@ class ChipReader(Reader):
                 tokens.append("")
                 continue
             evidence = min((share[i] - self.UNIFORM) / 0.04,  # > 0: one colour
-                           (self.NEAR - nearest[i]) / 0.8)  # > 0: a chip's colour
+                           (self.NEAR - nearest[i]) / 0.8,  # > 0: a chip's colour
+                           (self.LIGHT_SPREAD - spread[i]) / 5.0)  # > 0: one lightness
             if cell in self.bare:
                 same = np.linalg.norm(parts[i, :, 1:] - np.array(self.bare[cell])[:, 1:],
                                       axis=1).mean()
