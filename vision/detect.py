@@ -487,8 +487,8 @@ def marker_covered(image: Image, homography: Matrix, geometry: BoardGeometry,
                    marker: int) -> bool:
     """Whether ``marker``, not matched where ``homography`` puts it, is covered by
     something lying on it (a hand on the board's corner) rather than blown out by a
-    lamp's reflection or sampled a few pixels off; False when the homography puts any of it outside the picture
-    (nothing can be said of what is not in view)."""
+    lamp's reflection or sampled a few pixels off; False when the homography puts any of
+    it outside the picture (nothing can be said of what is not in view)."""
     centres = _project(homography, _module_centres(geometry, marker))
     if not np.all(_inside(image, centres, 1.0)):
         return False
