@@ -47,6 +47,9 @@ __all__ = [
 ]
 
 MIN_MARKERS = 3  # twelve corners fix a plane's homography; one marker may be covered
+# Two markers' eight corners fix it too, exactly (no check left over): accepted only when
+# they fit within this many pixels and the other two are explained (see _two_markers).
+TWO_MARKER_ERROR = 1.5
 DETECT_SIDE = 800  # the long side of the downscaled frame markers are first searched on
 MODULES = 6  # a 4x4 ArUco marker with its one-module black border
 MATCH = 0.7  # correlation of a marker patch with its pattern that counts as a match
@@ -483,21 +486,31 @@ COVER_SMOOTH = 30.0  # and varying less than this (grey levels, std) is covered
 BLOWN = 248  # a pixel with every channel this bright is at the sensor's ceiling
 
 
+def _hidden_by(image: Image, homography: Matrix, geometry: BoardGeometry,
+               marker: int) -> str:
+    """What hides ``marker``, not matched where ``homography`` puts it: ``"edge"`` (part of
+    it lies outside the picture), ``"glare"`` (a lamp's reflection blew it out),
+    ``"cover"`` (something smooth lies on it: a hand), or ``""`` (it shows, but not where
+    the homography puts it, e.g. a few pixels off at the frame's edge)."""
+    centres = _project(homography, _module_centres(geometry, marker))
+    if not np.all(_inside(image, centres, 1.0)):
+        return "edge"
+    patch = _marker_patch(image, homography, geometry, marker)
+    blown = float(np.mean(np.all(patch >= BLOWN, axis=-1))) if patch.ndim == 3 else float(
+        np.mean(patch >= BLOWN))
+    grey = patch.mean(axis=-1) if patch.ndim == 3 else patch
+    if float(grey.mean()) >= COVER_LIGHT or blown >= COVER_BLOWN:
+        return "glare"
+    return "cover" if float(grey.std()) < COVER_SMOOTH else ""
+
+
 def marker_covered(image: Image, homography: Matrix, geometry: BoardGeometry,
                    marker: int) -> bool:
     """Whether ``marker``, not matched where ``homography`` puts it, is covered by
     something lying on it (a hand on the board's corner) rather than blown out by a
     lamp's reflection or sampled a few pixels off; False when the homography puts any of
     it outside the picture (nothing can be said of what is not in view)."""
-    centres = _project(homography, _module_centres(geometry, marker))
-    if not np.all(_inside(image, centres, 1.0)):
-        return False
-    patch = _marker_patch(image, homography, geometry, marker)
-    blown = float(np.mean(np.all(patch >= BLOWN, axis=-1))) if patch.ndim == 3 else float(
-        np.mean(patch >= BLOWN))
-    grey = patch.mean(axis=-1) if patch.ndim == 3 else patch
-    return (float(grey.mean()) < COVER_LIGHT and blown < COVER_BLOWN
-            and float(grey.std()) < COVER_SMOOTH)
+    return _hidden_by(image, homography, geometry, marker) == "cover"
 
 
 def marker_match(image: Image, homography: Matrix, geometry: BoardGeometry, marker: int) -> float:
@@ -619,9 +632,32 @@ class BoardTracker:
             seen = self.check(image)
             if self.homography is not None and len(seen) >= MIN_MARKERS:
                 return Fix(self.homography, frozenset(seen), True, seen)
-            raise
+            two = self._two_markers(image, corners)
+            if two is None:
+                raise
+            return two
         seen = self.check(image, h)
         if len(seen) < MIN_MARKERS:  # detected, but the fit does not hold: say which
             raise MarkersNotFoundError([m for m in MARKER_IDS if m not in seen])
+        self.homography = h
+        return Fix(h, frozenset(seen), True, seen)
+
+    def _two_markers(self, image: Image, corners: Mapping[int, Corners]) -> Fix | None:
+        """The board from two markers alone, when the other two are accounted for: each
+        lies partly outside the picture or is blown out by a lamp's reflection. Their
+        eight corners fix a plane's homography; a marker in view that neither shows nor is
+        blown out (a hand on it, or a fit that does not hold) refuses the fit."""
+        whole = {m: c for m, c in corners.items() if np.all(np.isfinite(c))}
+        if len(whole) != 2:
+            return None
+        h, error = _fit(self.geometry, whole, sorted(whole))
+        if error > TWO_MARKER_ERROR:
+            return None
+        seen = self.check(image, h)
+        if set(seen) != set(whole):
+            return None
+        if any(_hidden_by(image, h, self.geometry, m) not in ("edge", "glare")
+               for m in MARKER_IDS if m not in whole):
+            return None
         self.homography = h
         return Fix(h, frozenset(seen), True, seen)

@@ -150,6 +150,44 @@ def test_a_covered_marker_keeps_tracking_and_a_lost_board_raises() -> None:
         tracker.update(blank)
 
 
+def _paint(image: Image, g: BoardGeometry, h: npt.NDArray[np.float64], marker: int,
+           colour: tuple[int, int, int]) -> None:
+    """Paint over ``marker`` and its quiet zone (a hand on it, or a lamp's reflection)."""
+    quad = cv2.perspectiveTransform(np.array([g.marker(marker)], np.float64), h)[0]
+    middle = quad.mean(axis=0)
+    grown = (middle + 1.6 * (quad - middle)).astype(np.int32)
+    cv2.fillConvexPoly(image, grown, colour)
+
+
+def test_two_markers_place_the_board_when_the_others_are_blown_out_or_out_of_view() -> None:
+    g = geometry_for("tessere")
+    h = camera(g, tilt=8.0)
+    image = frame(g, h)
+    _paint(image, g, h, 0, (255, 255, 255))  # a lamp's reflection blows marker 0 out
+    _paint(image, g, h, 1, (255, 255, 255))
+    fix = BoardTracker(g).update(image)
+    assert fix.seen == {2, 3} and fix.missing == (0, 1)
+    # Extrapolated from one side of the board: the far corners within a twentieth of a
+    # cell (a cell is about 78 pixels here).
+    assert corner_error(fix.homography, h, g) < 4.0
+    # Marker 1 beyond the frame's top edge instead: the same.
+    shifted = camera(g, tilt=8.0, shift=(0.0, -300.0))
+    cut = frame(g, shifted)
+    _paint(cut, g, shifted, 0, (255, 255, 255))
+    fix = BoardTracker(g).update(cut)
+    assert fix.seen == {2, 3} and corner_error(fix.homography, shifted, g) < 4.0
+
+
+def test_two_markers_do_not_place_the_board_when_a_hand_covers_another() -> None:
+    g = geometry_for("tessere")
+    h = camera(g, tilt=8.0)
+    image = frame(g, h)
+    _paint(image, g, h, 0, (255, 255, 255))
+    _paint(image, g, h, 1, (110, 150, 200))  # skin, smooth: something lies on marker 1
+    with pytest.raises(MarkersNotFoundError):
+        BoardTracker(g).update(image)
+
+
 def test_periodic_redetection() -> None:
     g = geometry_for("quixo")
     tracker = BoardTracker(g, redetect_every=3)
