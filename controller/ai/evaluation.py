@@ -17,7 +17,10 @@ games' public extras). Each is written from the game's strategy:
   one, who holds the last block (the second block wins a full board);
 - sequence-kids: lines of four still open for each colour, free corners, dragons and
   unicorns in the hand of the player to move (never an opponent's hand);
-- quinque: lines of five across tiles still open, backpacks left.
+- quinque: lines of five across tiles still open (those on tiles that cannot move weigh
+  more), the completions each side threatens and whether the other can still stop them
+  all with a backpack and a tile move, backpacks held in reserve
+  (:mod:`tavola.ai.quinque_lines`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from tavola.ai.quinque_lines import evaluate as _quinque
 from tavola.ai.quinque_lines import wins_in_one as _quinque_wins_in_one
 from tavola.ai.quixo_lines import evaluate as _quixo
 from tavola.ai.quixo_lines import wins_in_one as _quixo_wins_in_one
@@ -348,39 +352,6 @@ def _windows_at(cells: int, windows: tuple[tuple[int, ...], ...]) -> list[list[t
         found = [[w for w in windows if i in w] for i in range(cells)]
         _WINDOWS_AT_CACHE[cells] = found
     return found
-
-
-# ----------------------------------------------------------------------------- quinque
-_QUINQUE_LINE = (0, 1, 4, 12, 40, 100, 100, 100, 100, 100, 100)
-
-
-def _quinque(game: Game[Any]) -> int:
-    me = game.current_player
-    own_token = ("R", "O")[me]
-    length = game.options["line_length"]
-    cells: dict[tuple[int, int], str] = {}
-    for name, token in game.view().items():
-        sx, _, sy = name.partition(",")
-        cells[(int(sx), int(sy))] = token
-    score = 0
-    for x, y in cells:
-        for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
-            own = opp = 0
-            for k in range(length):
-                t = cells.get((x + k * dx, y + k * dy))
-                if t is None:
-                    break
-                if t == own_token:
-                    own += 1
-                elif t != ".":
-                    opp += 1
-            else:
-                if not opp:
-                    score += _QUINQUE_LINE[own]
-                elif not own:
-                    score -= _QUINQUE_LINE[opp]
-    left: list[int] = game.left  # type: ignore[attr-defined]
-    return score + 2 * (left[me] - left[1 - me])
 
 
 # ----------------------------------------------------------------------------- keys
