@@ -269,7 +269,7 @@ def _answerable(game: Game[Any], threats: Threats, backpack: bool,
     for move in game.legal_moves():
         if isinstance(move, TileMove):
             rest = {c: b for c, b in threats.items() if move.src not in b}
-            after, pinned = tiles - {move.src} | {move.dst}, frozenset()
+            after, pinned = tiles - {move.src} | {move.dst}, frozenset[Cell]()
         elif isinstance(move, AddTile) and backpack:
             rest = {c: b for c, b in threats.items() if c != move.cell}
             pinned = frozenset((tile_of(move.cell),))
