@@ -40,6 +40,9 @@ WIN = 1_000_000  # a won game; minus the plies it takes, so sooner is better
 # How much worse than an even game a Quixo cycle is for the searching side (hundredths of
 # a man; an open four weighs 60): an even, quiet position is no reason to repeat.
 QUIXO_CONTEMPT = 40
+# The same for a Quinque position met again (a four weighs 40): shuffling tiles while
+# backpacks are in hand only puts off the game.
+QUINQUE_CONTEMPT = 40
 Evaluator = Callable[[Game[Any]], int]
 
 
@@ -390,8 +393,11 @@ KNOWLEDGE: dict[str, Knowledge] = {
     "sequence-kids": Knowledge(
         _sequence, _no_key, _teams, hidden=True, action_scores=sequence_action_scores
     ),
+    # Contempt: without it strongest and greedy moved the same tiles back and forth
+    # with backpacks in hand, each breaking the other's lines, to the bench's ply cap.
     "quinque": Knowledge(_quinque, _quinque_key, _two_sides, free_continuation=False,
-                         wins_in_one=_quinque_wins_in_one, threat_extension=False),
+                         wins_in_one=_quinque_wins_in_one, threat_extension=False,
+                         repetition_score=-QUINQUE_CONTEMPT),
 }
 
 
