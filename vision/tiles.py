@@ -7,7 +7,9 @@ table mat and lies near prints (a lamp's reflection on the mat is light but bare
 tile, and the phase that leaves the fewest tile pixels in half-full lattice squares wins.
 Each full lattice square is a tile; each of its skydivers holds a red or an orange
 backpack, or is free, by the colour of its middle (a backpack covers it; a free skydiver
-shows a grey recess there).
+shows a grey recess there): in Lab, and where a lamp's reflection lights the middle up to
+the face's white, in linear light, where the white a reflection adds leaves the step
+between the colour channels (what it blanks altogether is doubted).
 
 The game's coordinates (controller/games/quinque.py): tile (x, y) holds skydivers
 (2x+i, 2y+j), x to the right, y *upwards*; the first tile is (0, 0) and coordinates never
@@ -29,10 +31,12 @@ import numpy as np
 import numpy.typing as npt
 
 from .geometry import QUINQUE_AREA
-from .light import Float, lab
+from .light import PAPER, Float, lab
 from .pieces import Cells, Confidence, Reader
 
 __all__ = ["QuinqueReader"]
+
+PAPER_L = float(lab(np.array([[PAPER]], np.float32))[0, 0, 0])  # the paper's lightness
 
 Lattice = tuple[float, float]  # the phase: board position of a tile corner, mod 2
 
@@ -44,6 +48,7 @@ class QuinqueReader(Reader):
     height = 0.15  # between a tile's top (0.08) and a backpack's (0.23), in units
     px = 16  # pixels per skydiver unit
     MAT_CHROMA = 7.0  # (a, b) distance from the mat's colour that is no longer mat
+    MAT_STEP = 18.0  # lightness above the mat's that is no longer mat
     PRINT_CHROMA = 8.0  # chroma, and distance from the mat's, of a tile's prints
     PRINT_REACH = 0.6  # units from a print that a tile's face may lie
     CORE = 0.15  # radius (units) of a skydiver's middle read: inside a backpack (0.42 wide)
@@ -51,9 +56,19 @@ class QuinqueReader(Reader):
     ORANGE_HUE = 106.0  # ... (beyond: olive and green suits)
     MIN_CHROMA = 12.0  # the least chroma of a backpack's middle (a lamp's reflection pales it)
     ORANGE_CHROMA = 27.0  # grey left warm by a clipped paper reads orange up to 26
-    YELLOW_FROM, YELLOW_CHROMA = 95.0, 1.5  # more chroma per degree of hue beyond 95
+    YELLOWER, YELLOW_CHROMA = 95.0, 1.5  # more chroma per degree of hue beyond 95
     LIKE_CHROMA = 10.0  # a pixel of a backpack's hue and this chroma ...
     SHARE = 0.4  # ... covers more than this share of the middle under a backpack
+    # Under a reflection (see _glared), in linear light: opponent hue in degrees (red 26.6,
+    # orange 37.8, a clipped orange up to 95, yellow 90) ...
+    GLARE_HUE = (5.0, 100.0, 35.5)  # ... of a backpack: from, to, and red below orange
+    # (a warm cast the white balance leaves moves a paled red up to 34)
+    LIT = 0.9  # a middle this light against its face's white is under a reflection
+    BLOWN = 0.95  # ... and this light, and colourless, blown out: nothing shows ...
+    AROUND, SUITS = 0.2, 0.14  # ... unless beyond this radius the suits show this excess
+    NEED_RED = 0.15  # excess (a share of the face's white) of a red backpack paled
+    NEED_ORANGE = 0.3  # ... and of an orange one (an olive suit under a reflection: 0.35)
+    YELLOW_FROM, YELLOW = 75.0, 0.01  # more excess per degree of hue beyond 75 (olive suits)
     PRINTED = 4.5  # lightness spread (L) over a lattice square under which it is no tile
     WHITE = 90.0  # lightness of a tile's face blown out by a lamp's reflection
     EDGE_REACH = 0.4  # units the tiles' edges may move the phase found from coverage
@@ -73,6 +88,7 @@ class QuinqueReader(Reader):
         c = (np.arange(self.px) + 0.5) / self.px - 0.5
         u, v = np.meshgrid(c, c)
         self._core = np.hypot(u, v) < self.CORE
+        self._around = np.hypot(u, v) > self.AROUND
 
     @property
     def rect(self) -> tuple[float, float, float, float]:
@@ -101,7 +117,7 @@ class QuinqueReader(Reader):
         tiles |= {t: 0.5 for t in self._washed(image, tile, tiles)}  # read, but doubted
         if not tiles:
             return {}, {}
-        seen = self._skydivers(image, list(tiles))
+        seen = self._skydivers(image, tops[0], list(tiles))
         if self.anchor is None or moved:
             self.anchor = self._anchor(seen)
         cells: Cells = {}
@@ -123,8 +139,12 @@ class QuinqueReader(Reader):
         level = float(np.median(sample[:, 0]))
         da = image[:, :, 1] - np.float32(mat[0])
         db = image[:, :, 2] - np.float32(mat[1])
+        # A tile's face is white card, as light as the markers' paper where the light is
+        # even: lighter than the mat by a step, or by half the way up to the paper's white
+        # on a light mat (a bright mat leaves less than the step).
+        light = min(level + self.MAT_STEP, (level + PAPER_L) / 2)
         mask: npt.NDArray[np.bool_] = (da * da + db * db > self.MAT_CHROMA ** 2) | (
-            image[:, :, 0] > level + 18)
+            image[:, :, 0] > light)
         # A lamp's reflection on the mat is light too, but bare: a tile carries prints
         # (its skydivers' suits, heads and backpacks), colourful and unlike the mat. Keep
         # what lies near prints.
@@ -139,33 +159,62 @@ class QuinqueReader(Reader):
 
     def _washed(self, image: Float, tile: npt.NDArray[np.bool_],
                 tiles: Mapping[tuple[int, int], float]) -> list[tuple[int, int]]:
-        """Lattice squares next to the tiles found that hold a tile blown out by a lamp's
+        """Lattice squares beside the tiles found that hold a tile blown out by a lamp's
         reflection: few prints show, but the square is white (or tile) to its edges and
-        the mat around it is not (a reflection on the mat alone is round, or spills over)."""
+        the mat around it is not (a reflection on the mat alone is round, or spills over).
+        Such squares are reached from the tiles through one another: a reflection may
+        whiten two tiles side by side (the band between them is white, and no mat). A
+        square with tiles on three sides, white to its edges and printed, is a tile
+        whatever lies on its fourth (a reflection on the mat there): tiles are laid edge
+        to edge, and a reflection on the mat cannot fill a notch to its corners and stop
+        at the tiles' edges."""
         n = self.px
         white = (image[:, :, 0] > self.WHITE) & (np.hypot(image[:, :, 1], image[:, :, 2]) < 8)
         face = white | tile
         size = white.shape[0]
-        out = []
-        for i, j in {(i + di, j + dj) for i, j in tiles
-                     for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1))} - set(tiles):
+        steps = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+        def whole(i: int, j: int) -> bool:
             x0, y0 = self._square(i, j)
             c0, r0 = round(x0 * n), round(y0 * n)
-            c1, r1 = c0 + 2 * n, r0 + 2 * n
-            if c0 < 0 or r0 < 0 or c1 > size or r1 > size:
-                continue
-            inner = face[r0 + 2:r1 - 2, c0 + 2:c1 - 2].mean()
-            m = round(0.3 * n)
-            rings = []
-            for di, dj, band in ((-1, 0, white[r0:r1, max(c0 - m, 0):c0]),
-                                 (1, 0, white[r0:r1, c1:c1 + m]),
-                                 (0, -1, white[max(r0 - m, 0):r0, c0:c1]),
-                                 (0, 1, white[r1:r1 + m, c0:c1])):
-                if (i + di, j + dj) not in tiles and band.size:
-                    rings.append(float(band.mean()))
-            if inner > 0.85 and rings and max(rings) < 0.3:
-                out.append((i, j))
-        return out
+            if c0 < 0 or r0 < 0 or c0 + 2 * n > size or r0 + 2 * n > size:
+                return False
+            return float(face[r0 + 2:r0 + 2 * n - 2, c0 + 2:c0 + 2 * n - 2].mean()) > 0.85
+
+        reached: set[tuple[int, int]] = set()
+        frontier = set(tiles)
+        while frontier:
+            frontier = {(i + di, j + dj) for i, j in frontier for di, dj in steps} - set(
+                tiles) - reached
+            frontier = {q for q in frontier if whole(*q)}
+            reached |= frontier
+        notch = {q for q in reached if self._texture(image, q) >= self.PRINTED and sum(
+            (q[0] + di, q[1] + dj) in tiles for di, dj in steps) >= 3}
+        while True:  # drop the squares with white mat around them, until none is dropped
+            kept = {q for q in reached
+                    if q in notch or self._bare_around(white, q, set(tiles) | reached)}
+            if kept == reached:
+                return sorted(kept)
+            reached = kept
+
+    def _bare_around(self, white: npt.NDArray[np.bool_], index: tuple[int, int],
+                     inside: set[tuple[int, int]]) -> bool:
+        """Whether the bands of mat just outside square ``index`` (toward the squares not
+        ``inside``) are not white; False if it has no such band."""
+        n = self.px
+        i, j = index
+        x0, y0 = self._square(i, j)
+        c0, r0 = round(x0 * n), round(y0 * n)
+        c1, r1 = c0 + 2 * n, r0 + 2 * n
+        m = round(0.3 * n)
+        rings = []
+        for di, dj, band in ((-1, 0, white[r0:r1, max(c0 - m, 0):c0]),
+                             (1, 0, white[r0:r1, c1:c1 + m]),
+                             (0, -1, white[max(r0 - m, 0):r0, c0:c1]),
+                             (0, 1, white[r1:r1 + m, c0:c1])):
+            if (i + di, j + dj) not in inside and band.size:
+                rings.append(float(band.mean()))
+        return bool(rings) and max(rings) < 0.3
 
     def _texture(self, image: Float, index: tuple[int, int]) -> float:
         """The spread of lightness over a lattice square (the part inside the area): a
@@ -268,14 +317,16 @@ class QuinqueReader(Reader):
         assert self.phase is not None
         return self.phase[0] + 2 * i, self.phase[1] + 2 * j
 
-    def _skydivers(self, image: Float, tiles: Sequence[tuple[int, int]]) -> dict[
+    def _skydivers(self, image: Float, top: Float, tiles: Sequence[tuple[int, int]]) -> dict[
             tuple[int, int], dict[tuple[int, int], tuple[str, float]]]:
         """Per tile, (i, j) within it (i right, j up) -> (token, confidence), from the
-        colour of each skydiver's middle (:meth:`_backpacks`)."""
+        colour of each skydiver's middle (:meth:`_backpacks`, from ``image`` in Lab; and
+        :meth:`_glared`, from ``top``, the area in BGR, in linear light)."""
         n = self.px
         out: dict[tuple[int, int], dict[tuple[int, int], tuple[str, float]]] = {}
         places: list[tuple[tuple[int, int], tuple[int, int]]] = []
         middles: list[Float] = []
+        squares: list[Float] = []
         for index in tiles:
             x0, y0 = self._square(*index)
             out[index] = {}
@@ -287,10 +338,19 @@ class QuinqueReader(Reader):
                         continue
                     places.append((index, (a, b)))
                     middles.append(image[r0:r0 + n, c0:c0 + n][self._core])
+                    squares.append(top[r0:r0 + n, c0:c0 + n])
         if not middles:
             return out
-        for (index, ab), reading in zip(places, self._backpacks(np.stack(middles)), strict=True):
-            out[index][ab] = reading
+        readings = self._backpacks(np.stack(middles))
+        lit = _linear(np.stack(squares))
+        top, bottom = lit.max(axis=3), lit.min(axis=3)
+        # The face's white: the square's lightest part (the prints are darker).
+        faces = np.maximum(np.percentile(top.reshape(len(lit), -1), 85, axis=1), 1e-3)
+        suits = np.percentile((top - bottom)[:, self._around], 90, axis=1) / faces
+        glared = self._glared(lit[:, self._core], faces.astype(np.float64),
+                              suits.astype(np.float64))
+        for (index, ab), reading, second in zip(places, readings, glared, strict=True):
+            out[index][ab] = reading if reading[0] != "." or second is None else second
         return out
 
     def _backpacks(self, middles: Float) -> list[tuple[str, float]]:
@@ -315,7 +375,7 @@ class QuinqueReader(Reader):
             c = float(np.hypot(m[1], m[2]))
             h = float(np.degrees(np.arctan2(m[2], m[1])))
             need = (self.MIN_CHROMA if h < split else self.ORANGE_CHROMA) + (
-                self.YELLOW_CHROMA * max(0.0, h - self.YELLOW_FROM))
+                self.YELLOW_CHROMA * max(0.0, h - self.YELLOWER))
             if not low < h < high:
                 out.append((".", 1.0))
             elif c > need and share > self.SHARE:
@@ -325,6 +385,51 @@ class QuinqueReader(Reader):
             else:  # doubted the nearer it comes to a backpack (a pale one under a reflection)
                 sure = max((need - c) / 18, (self.SHARE - share) / 0.3)
                 out.append((".", float(np.clip(sure, 0, 1))))
+        return out
+
+    def _glared(self, middles: Float, faces: npt.NDArray[np.float64],
+                suits: npt.NDArray[np.float64]) -> list[tuple[str, float] | None]:
+        """The reading of each skydiver whose middle is under a lamp's reflection (lit up
+        to its face's white), from its linear-light pixels (skydivers, pixels, 3), that
+        white (skydivers,) and the excess of the suits' colours around the middle
+        (skydivers,); None for the others (:meth:`_backpacks` reads those).
+
+        A backpack's top is glossy: a reflection *adds* white light to it, which pales its
+        colour in Lab (little chroma; an orange whose red clips turns yellow) but keeps,
+        in linear light, the step between its strongest and weakest channel (its
+        *excess*) until a channel clips, and its opponent hue. The grey recess and the
+        suits (blue, green, purple, grey, teal) are never red-hued; an olive suit is
+        yellow-orange, so the yellower an orange, the more excess it needs, and one that
+        stays between is doubted. A middle blown out to the face's white shows nothing:
+        doubted too (a free skydiver's recess is darker than the face, a backpack coloured),
+        unless the suits' colours around it still show (a light so strong that only the
+        grey recess clips: a reflection that blanks a backpack blanks the suits too).
+        """
+        low, high, split = self.GLARE_HUE
+        excess = (middles.max(axis=2) - middles.min(axis=2)) / faces.astype(np.float32)[:, None]
+        hue = _hue(middles)
+        out: list[tuple[str, float] | None] = []
+        for k, m in enumerate(np.median(middles, axis=1)):
+            level = float(m.max()) / float(faces[k])
+            if level < self.LIT:
+                out.append(None)
+                continue
+            e = float(m.max() - m.min()) / float(faces[k])
+            h = float(_hue(m[None])[0])
+            need = (self.NEED_RED if h < split else self.NEED_ORANGE) + (
+                self.YELLOW * max(0.0, h - self.YELLOW_FROM))
+            share = float(((excess[k] > need / 2) & (hue[k] > low) & (hue[k] < high)).mean())
+            if low < h < high and e > need and share > self.SHARE:
+                edge = min(h - low, abs(h - split) * 2, high - h)
+                sure = min((e - need) / 0.1, edge / 8, (share - self.SHARE) / 0.2)
+                out.append(("R" if h < split else "O", float(np.clip(sure, 0, 1))))
+            elif level > self.BLOWN and e < self.NEED_RED / 2 and suits[k] < self.SUITS:
+                out.append((".", 0.2))  # blown out
+            elif low < h < high:  # between a suit and a paled backpack: doubted from
+                # no excess to half what a backpack needs (olive suits reach a yellow's need)
+                out.append((".", float(np.clip(1 - 2 * e / need, 0, 1))))
+            else:
+                out.append(None)
         return out
 
     # ------------------------------------------------------------------ anchoring
@@ -391,3 +496,22 @@ class QuinqueReader(Reader):
     def load(self, params: Mapping[str, Any]) -> None:
         # A calibration from before the hue split (nearest colours) keeps the default.
         self.split = float(params.get("split", self.RED_HUE[1]))
+
+
+def _linear(top: Float) -> Float:
+    """A white-balanced BGR area image (0-255) in linear light (0-1): the sRGB curve
+    undone, so that light adds as it does on the piece."""
+    f = np.clip(np.asarray(top, np.float32) * np.float32(1 / 255), 0, 1)
+    out: Float = np.where(f <= 0.04045, f / np.float32(12.92),
+                          ((f + np.float32(0.055)) / np.float32(1.055)) ** np.float32(2.4))
+    return out
+
+
+def _hue(colours: Float) -> npt.NDArray[np.float32]:
+    """Opponent hue in degrees of linear BGR colours (..., 3): a red whose green and blue
+    are alike lies at 26.6, an orange whose green is a fifth of its red at 37.8, a yellow
+    (red and green alike) at 90. Adding white (a reflection) leaves it."""
+    b, g, r = colours[..., 0], colours[..., 1], colours[..., 2]
+    out: npt.NDArray[np.float32] = np.degrees(np.arctan2((r + g) / 2 - b, r - g)).astype(
+        np.float32)
+    return out

@@ -111,6 +111,9 @@ FREE = "."
 _OPENING, _FIRST, _SECOND = 0, 1, 2
 _PHASES = ("opening", "first", "second")
 
+# The indices of a tile mask's set bits: the skydivers that carry a backpack.
+_BITS_OF_MASK = tuple(tuple(i for i in range(4) if mask >> i & 1) for mask in range(16))
+
 _GEOMETRY: dict[tuple[frozenset[Cell], bool, bool, int], Geometry] = {}
 _GEOMETRY_MAX = 1024  # a few MB at most; most reuse is within a turn or after an undo
 
@@ -198,6 +201,8 @@ class Quinque(Game[QuinqueMove]):
         self._ignore = o["opponent_line"] == "ignore"
         self._may_pass = o["out_of_backpacks"] == "move_or_pass"
         self._length = o["line_length"]
+        self._repetition = o["repetition_draw"]
+        self._shape = (o["pass_over"], o["advanced"], o["tiles"])
         self.tiles = {(0, 0): 0}
         self.sky = {}
         self.left = [o["backpacks"], o["backpacks"]]
@@ -227,8 +232,7 @@ class Quinque(Game[QuinqueMove]):
         tiles = self.tiles
         if self.phase == _OPENING:
             return [m for t in sorted(tiles) for m in free_marks(t, tiles[t])]
-        o = self.options
-        geo = _geometry(tiles, o["pass_over"], o["advanced"], o["tiles"])
+        geo = _geometry(tiles, *self._shape)
         out: list[QuinqueMove] = []
         if self.phase == _FIRST and self.left[self.player]:
             for t in geo.order:
@@ -237,7 +241,7 @@ class Quinque(Game[QuinqueMove]):
                 out += geo.adds
         placing = len(out)
         marked = self.marked
-        if o["advanced"]:
+        if self._shape[1]:  # advanced
             count = BACKPACKS_IN_MASK
             for t, every, orth, diag, step in geo.slides:
                 if t != marked:
@@ -277,12 +281,13 @@ class Quinque(Game[QuinqueMove]):
         elif isinstance(move, TileMove):
             src, dst = move.src, move.dst
             tiles, sky = self.tiles, self.sky
-            tiles[dst] = tiles.pop(src)  # the mask is relative to the tile: it travels along
+            mask = tiles[dst] = tiles.pop(src)  # relative to the tile: it travels along
             moved = []
-            for old, new in zip(skydivers(src), skydivers(dst), strict=True):
-                owner = sky.pop(old, None)
-                if owner is not None:
-                    sky[new] = owner
+            if mask:
+                olds, news = skydivers(src), skydivers(dst)
+                for i in _BITS_OF_MASK[mask]:
+                    new = news[i]
+                    sky[new] = sky.pop(olds[i])
                     moved.append(new)
             self._judge(moved)
             if self.phase == _FIRST:
@@ -293,14 +298,15 @@ class Quinque(Game[QuinqueMove]):
             if self._ignore:
                 self._judge(())
             self._end_turn()
-        repeated = self.options["repetition_draw"] and self.result is None
-        if repeated and self._seen(self._position_key()) >= 2:
+        if self._repetition and self.result is None and self._seen(self._position_key()) >= 2:
             self.result = Outcome(None, Reason.THREEFOLD_REPETITION)
 
     def _judge(self, changed: Iterable[Cell]) -> None:
         """Set the outcome if the action just played (it changed ``changed``) made a line."""
         if self.result is not None:
             return
+        if len(self.sky) < self._length:
+            return  # too few backpacks on the table for a line
         p = self.player
         if self._ignore:
             if any(self._line_through(c, p) for c, q in self.sky.items() if q == p):

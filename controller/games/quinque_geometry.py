@@ -22,7 +22,8 @@ and ands on ints, for every tile at once:
 - a tile's destinations are its row, column and diagonals anded with the frontier, less its
   own free sides that touch no other tile; a tile that splits the others lands only beside
   every group again, i.e. in the one-step spread of each group (found by flooding from its
-  neighbours, or from Tarjan's search);
+  neighbours, one flood per neighbour growing in turn so that the smallest group, usually
+  a short arm, ends the search; or from Tarjan's search);
 - set bits come out in increasing order, which is (x, y) order: the **canonical order** of
   the move lists (tiles in (x, y) order, each tile's destinations in (x, y) order) is what
   iterating them gives, whatever order the tiles were added or moved in.
@@ -84,15 +85,16 @@ _SNAP = 4  # a frame's corner lies on multiples of this: nearby clusters share f
 class _Frame:
     """A square window of ``size`` x ``size`` cells of the grid, column-major, and for each
     of its cells (filled when first asked for) the bitboards ``(its row, column and
-    diagonals; its row and column; its four edge neighbours)``."""
+    diagonals; its row and column; its four edge neighbours; its row, column and diagonals
+    less its edge neighbours)``."""
 
     __slots__ = ("cells", "size")
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.cells: list[tuple[int, int, int] | None] = [None] * (size * size)
+        self.cells: list[tuple[int, int, int, int] | None] = [None] * (size * size)
 
-    def masks(self, c: int) -> tuple[int, int, int]:
+    def masks(self, c: int) -> tuple[int, int, int, int]:
         """The bitboards of cell ``c`` (see the class)."""
         found = self.cells[c]
         if found is None:
@@ -107,7 +109,8 @@ class _Frame:
                 if 0 <= x + i < size and 0 <= y - i < size:
                     slanted |= 1 << ((x + i) * size + y - i)
             sides = (5 << (c - 1)) | (1 << (c + size)) | (1 << (c - size))
-            found = self.cells[c] = (straight | slanted, straight, sides)
+            rays = straight | slanted
+            found = self.cells[c] = (rays, straight, sides, rays & ~sides)
         return found
 
 
@@ -127,23 +130,21 @@ Slide = tuple[Cell, Moves, Moves, Moves, Moves]
 
 
 class _Made:
-    """The move lists made so far in one frame (x0, y0, width): a tile's moves by its bit
-    and the bitboard of its destinations, and the moves by the bits of both cells (a
-    bit's cell is worked out once per frame, not once per position)."""
+    """The move lists made so far in one frame (x0, y0, width): ``known[t]``, the moves of
+    the tile at bit ``t`` by the bitboard of their destinations, and the moves by the bits
+    of both cells (a bit's cell is worked out once per frame, not once per position)."""
 
-    __slots__ = ("advanced", "moves", "slides", "width", "x0", "y0")
+    __slots__ = ("advanced", "known", "moves", "width", "x0", "y0")
 
     def __init__(self, x0: int, y0: int, width: int, advanced: bool) -> None:
         self.x0, self.y0, self.width, self.advanced = x0, y0, width, advanced
-        self.slides: dict[tuple[int, int], Slide] = {}
-        self.moves: dict[int, dict[int, TileMove]] = {}
+        self.known: list[dict[int, Slide]] = [{} for _ in range(width * width)]
+        self.moves: list[dict[int, TileMove]] = [{} for _ in range(width * width)]
 
     def slide(self, src: Cell, t: int, reach: int, straight: int, sides: int) -> Slide:
         """The moves of the tile ``src`` (bit ``t``) to the cells of ``reach``, made and
         kept."""
-        known = self.moves.get(t)
-        if known is None:
-            known = self.moves[t] = {}
+        known = self.moves[t]
         advanced = self.advanced
         every: Moves = []
         orth: Moves = []
@@ -168,13 +169,14 @@ class _Made:
                     diag.append(move)
         made = (src, every, orth, diag, step) if advanced else (
             src, every, NO_MOVES, NO_MOVES, NO_MOVES)
-        if len(self.slides) >= _SLIDES_MAX:
-            self.slides.clear()
-        self.slides[t, reach] = made
+        table = self.known[t]
+        if len(table) >= _SLIDES_MAX:
+            table.clear()
+        table[reach] = made
         return made
 
 
-_SLIDES_MAX = 1 << 14  # per frame
+_SLIDES_MAX = 1 << 11  # per tile's cell in a frame
 _MADE: dict[tuple[int, int, int, bool], _Made] = {}
 
 
@@ -206,12 +208,10 @@ class Geometry:
         # the tiles, keyed by frame) stay the same while the cluster drifts a little.
         width = max(tiles, len(order)) + _SNAP + 2
         x0 = (order[0][0] - 1) // _SNAP * _SNAP
-        y0 = (min(y for _, y in order) - 1) // _SNAP * _SNAP
+        y0 = (min([y for _, y in order]) - 1) // _SNAP * _SNAP
         base = x0 * width + y0
         bits = [x * width + y - base for x, y in order]
-        occ = 0
-        for t in bits:
-            occ |= 1 << t
+        occ = sum(map((1).__lshift__, bits))  # distinct bits: the sum is their union
         # Shifted copies: bit c of ``east`` is set when a tile lies east of cell c, etc.
         north, south, east, west = occ >> 1, occ << 1, occ >> width, occ << width
         front = (north | south | east | west) & ~occ
@@ -249,44 +249,62 @@ class Geometry:
             joined = (two & anyjoin) | (three & twojoins)
             splitting = occ & twos & ~closed & ~joined
         frame = _frame(width)
+        cells = frame.cells
         made = _made(x0, y0, width, advanced)
+        known = made.known
         slides = self.slides
-        for t, src in zip(bits, order, strict=True):
-            if closed >> t & 1:
-                continue
-            rays, straight, sides = frame.cells[t] or frame.masks(t)
-            reach = rays & front if pass_over else _clear(occ, t, width) & front
-            lonely = sides & single
-            if reach & lonely:
-                reach &= ~lonely
+        # A tile lands on a free cell beside two tiles or more, or on one beside a single
+        # tile that is not itself (it would touch only its old place).
+        crowded = front & twos
+        pairs: Iterable[tuple[int, Cell]] = zip(bits, order, strict=True)
+        if closed:
+            pairs = [(t, c) for t, c in zip(bits, order, strict=True) if not closed >> t & 1]
+        for t, src in pairs:
+            masks = cells[t] or frame.masks(t)
+            if pass_over:
+                reach = masks[0] & crowded | masks[3] & single
+            else:
+                clear = _clear(occ, t, width)
+                reach = clear & crowded | clear & ~masks[2] & single
             if splitting >> t & 1:
                 # Lifting t splits the others: it must land beside every group again, so
                 # on a cell beside two tiles or more (t not counted), in the one-step
                 # spread of each group.
                 # Without holes each run of tiles around t is a group of its own: two, or
                 # three when t has three edge neighbours and none joined to the next.
-                reach &= twos & ~(sides & ~three)  # beside two tiles once t is gone
+                reach &= twos & ~(masks[2] & ~three)  # beside two tiles once t is gone
+                if not reach:
+                    continue
                 others = occ ^ (1 << t)
-                seeds = sides & occ
-                groups = 3 - (anyjoin >> t & 1) if three >> t & 1 else 2
-                while groups > 1 and reach:
-                    g = _flood(seeds & -seeds, others, width)
-                    seeds &= ~g
+                seeds = masks[2] & occ
+                if not three >> t & 1:
+                    # Two edge neighbours, one in each group: flood from both at once, so
+                    # that the smaller group (a short arm, usually) ends the race.
+                    g = _race(seeds & -seeds, seeds & (seeds - 1), others, width)
                     others ^= g
-                    reach &= (g << 1) | (g >> 1) | (g << width) | (g >> width)
-                    groups -= 1
-                reach &= (others << 1) | (others >> 1) | (others << width) | (others >> width)
+                    reach &= (((g << 1) | (g >> 1) | (g << width) | (g >> width))
+                              & ((others << 1) | (others >> 1) | (others << width)
+                                 | (others >> width)))
+                else:
+                    groups = 3 - (anyjoin >> t & 1)
+                    while groups > 1 and reach:
+                        g = _flood(seeds & -seeds, others, width)
+                        seeds &= ~g
+                        others ^= g
+                        reach &= (g << 1) | (g >> 1) | (g << width) | (g >> width)
+                        groups -= 1
+                    reach &= ((others << 1) | (others >> 1) | (others << width)
+                              | (others >> width))
             elif cuts is not None:
                 cut = cuts.get(t)
                 if cut is not None:
                     for g in cut:
                         reach &= (g << 1) | (g >> 1) | (g << width) | (g >> width)
-            if not reach:
-                continue
-            slide = made.slides.get((t, reach))
-            if slide is None:
-                slide = made.slide(src, t, reach, straight, sides)
-            slides.append(slide)
+            if reach:
+                slide = known[t].get(reach)
+                if slide is None:
+                    slide = made.slide(src, t, reach, masks[1], masks[2])
+                slides.append(slide)
 
     @property
     def adds(self) -> list[AddTile]:
@@ -314,6 +332,20 @@ def _flood(seed: int, within: int, width: int) -> int:
         if grown == group:
             return group
         group = grown
+
+
+def _race(a: int, b: int, within: int, width: int) -> int:
+    """One whole group of tiles of ``within``: the group of tile ``a`` or that of tile ``b``
+    (two bits in different groups), whichever a flood from each, step by step, fills first."""
+    while True:
+        grown = (a | (a << 1) | (a >> 1) | (a << width) | (a >> width)) & within
+        if grown == a:
+            return a
+        a = grown
+        grown = (b | (b << 1) | (b >> 1) | (b << width) | (b >> width)) & within
+        if grown == b:
+            return b
+        b = grown
 
 
 def _clear(occ: int, t: int, width: int) -> int:

@@ -398,6 +398,14 @@ def test_opponent_line_ignore_counts_the_line_after_its_owners_action() -> None:
     assert g.outcome() is not None and g.outcome().winner == 1  # type: ignore[union-attr]
 
 
+def test_opponent_line_ignore_counts_the_line_after_a_move_of_a_tile_without_backpacks() -> None:
+    g = position(BOTH_TILES, ONLY_ORANGE, player=0, opponent_line="ignore")
+    play(g, "2,1>2,0", "pass")
+    assert g.outcome() is None
+    play(g, "1,1>0,1")  # tile 1,1 carries no backpack: Orange's own action all the same
+    assert g.outcome() is not None and g.outcome().winner == 1  # type: ignore[union-attr]
+
+
 def test_opponent_line_ignore_lets_the_mover_break_it_with_the_second_action() -> None:
     g = position(BOTH_TILES, ONLY_ORANGE, player=0, opponent_line="ignore")
     play(g, "2,1>2,0", "2,0>2,1")

@@ -1,0 +1,78 @@
+"""Quinque's reader (vision/tiles.py) against the physics of its hard cases: backpacks under
+a lamp's reflection, tiles on a light mat."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from bench.vision import aligned
+from tavola.vision.classify import Recogniser
+from tavola.vision.source import read_image
+from tavola.vision.tiles import QuinqueReader, _linear
+
+DATA = Path(__file__).parent / "data3d"
+ORANGE, RED, RECESS = (25.0, 125.0, 245.0), (40.0, 35.0, 190.0), (185.0, 190.0, 190.0)  # BGR
+FACE = 0.84  # the white of a tile's face (linear), as light as the markers' paper
+
+
+def reflected(bgr: tuple[float, float, float], white: float) -> np.ndarray:
+    """A skydiver's middle (16 pixels, linear BGR) of colour ``bgr`` with ``white`` of a
+    lamp's reflection added and clipped at the face's white, as a sensor clips it."""
+    colour = _linear(np.array([[bgr]], np.float32))[0, 0]
+    return np.tile(np.minimum(colour + white, FACE), (16, 1)).astype(np.float32)
+
+
+def test_a_reflection_that_pales_a_backpack_leaves_its_excess_in_linear_light() -> None:
+    reader = QuinqueReader()
+    middles = np.stack([reflected(ORANGE, 0.5), reflected(RED, 0.4), reflected(RECESS, 0.0),
+                        reflected(RECESS, 0.6), reflected(ORANGE, 0.1)])
+    read = reader._glared(middles, np.full(5, FACE), np.zeros(5))
+    assert read[0] is not None and read[0][0] == "O"  # an orange whose red clips
+    assert read[1] is not None and read[1][0] == "R"  # a pink red
+    assert read[2] is None  # a grey recess, darker than the face: no reflection there
+    assert read[3] == (".", 0.2)  # blown out to the face's white: nothing shows, doubted
+    assert read[4] is not None and read[4][0] == "O"
+    # The suits around a blown middle still show their colours: the light clipped only
+    # the grey recess, and a backpack there would show its own.
+    suits = reader._glared(middles[3:4], np.full(1, FACE), np.full(1, 0.3))[0]
+    assert suits is None or suits[1] > 0.5
+
+
+def test_quinque_backpacks_paled_by_a_reflection_are_read() -> None:
+    # quinque-019 and 034: area lights' reflections pale orange backpacks to a light
+    # yellow-orange and red ones to pink (little chroma in Lab): their excess in linear
+    # light and its hue stay.
+    for name, cells in (("quinque-019", ("0,0", "2,0", "2,1", "3,0")),
+                        ("quinque-034", ("-1,1", "0,1", "3,-2"))):
+        meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+        reading = Recogniser("quinque", fov=float(meta["fov"])).read(
+            read_image(DATA / f"{name}.jpg"))
+        read = aligned(meta["cells"], reading.cells)
+        for cell in cells:
+            assert read[cell] == meta["cells"][cell] != ".", (name, cell)
+
+
+def test_quinque_white_tiles_on_a_light_mat_are_all_found() -> None:
+    # quinque-050: a bright area light over a light mat. The tiles' faces are white but
+    # less than the usual step above the mat, their prints pale (few colourful enough to
+    # mark a tile); two of them, side by side, are blown out by the reflection.
+    meta = json.loads((DATA / "quinque-050.json").read_text(encoding="utf-8"))
+    reading = Recogniser("quinque", fov=float(meta["fov"])).read(
+        read_image(DATA / "quinque-050.jpg"))
+    assert set(aligned(meta["cells"], reading.cells)) == set(meta["cells"])
+
+
+def test_quinque_a_blown_tile_in_a_notch_of_the_cluster_is_a_tile_and_doubted() -> None:
+    # quinque-044: a point light's round reflection on the mat touches a tile that it
+    # blows out, in a notch of the cluster (tiles on three sides). The white on the mat
+    # beside it does not make it a reflection: it is read, and its skydivers doubted.
+    meta = json.loads((DATA / "quinque-044.json").read_text(encoding="utf-8"))
+    reading = Recogniser("quinque", fov=float(meta["fov"])).read(
+        read_image(DATA / "quinque-044.jpg"))
+    read = aligned(meta["cells"], reading.cells)
+    assert set(read) == set(meta["cells"])
+    doubted = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
+    assert {"0,2", "0,3", "1,2", "1,3"} <= doubted
