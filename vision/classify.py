@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from .detect import BoardTracker, Fix, Image, camera_matrix, warp_area
+from .detect import BoardTracker, Fix, Image, camera_matrix, marker_covered, warp_area
 from .geometry import BoardGeometry, geometry_for
 from .light import PAPER, Float, lab, white_balance
 from .pieces import ChipReader, DraughtsReader, MorrisReader, QuixoReader, Reader, TessereReader
@@ -56,6 +56,8 @@ RIM_HUE = 18.0  # ... and two segments this far (chroma, Lab) off the wood's hue
 VEIL_HUE = 2.0  # a segment this close to the wood's hue, lighter and paler, is a reflection
 VEIL_LIFT = 5.0  # ... lighter than the wood by this much (a step at a hand's edge is not)
 VEIL_LIGHT = 2.0  # ... if at most this darker than a veil of white would make the wood
+VEIL_LEFT = 6.0  # a step that a veil of light explains to within this is a reflection's edge
+VEIL_KEEP = 0.8  # ... a veil dims the surface's own light to no less than this share
 RIM_CLEAN = 5.0  # ... and below this the picture's rim is clean enough to learn from
 RIM_CHANGE = 6.0  # with a reference: a segment changed this much is a hand
 RIM_ADOPT = 45  # frames a still change of the rim must last to become the reference
@@ -210,24 +212,40 @@ class Recogniser:
     def rim(self, image: Image, fix: Fix) -> Float:
         """The colours (white-balanced Lab) of the board's rim around the playing area, in
         segments along each side: (segments, 3), sides in the order n, s, w, e."""
+        return self._rim(image, fix)[0]
+
+    def _rim(self, image: Image, fix: Fix) -> tuple[Float, npt.NDArray[np.bool_]]:
+        """(:meth:`rim`, which segments are blown out by a lamp's reflection).
+
+        A blown-out pixel (every channel at the sensor's ceiling) has lost the surface's
+        colour, and the white balance tints it (the gain of the light's weak channel lifts
+        a clipped white above the others): a segment's colour is the median of its pixels
+        that are not blown out, and a segment mostly blown out is glare."""
         g = self.geometry
         w, h = g.files, g.ranks
         inner = RIM_INNER.get(self.game, RIM_INNER[""])
         outer = inner + RIM_WIDTH
         rect = (-outer, -outer, w + outer, h + outer)
-        around = lab(white_balance(warp_area(image, fix.homography, rect, RIM_PX), rect, g,
-                                   fix.paper))
+        raw = warp_area(image, fix.homography, rect, RIM_PX)
+        around = lab(white_balance(raw, rect, g, fix.paper))
+        clipped = np.all(raw >= GLARE_LEVEL, axis=2).astype(np.float32)
         o, i = round(outer * RIM_PX), round(inner * RIM_PX)
         ww, hh = w * RIM_PX, h * RIM_PX
-        bands = (around[0:o - i, o:o + ww],  # n: beyond the last rank
-                 around[o + hh + i:o + hh + o, o:o + ww],  # s: beyond rank 1
-                 around[o:o + hh, 0:o - i].transpose(1, 0, 2),  # w: beyond file a
-                 around[o:o + hh, o + ww + i:o + ww + o].transpose(1, 0, 2))  # e
-        out = []
-        for band, n in zip(bands, self.rim_sides, strict=True):
-            pieces = band.reshape(band.shape[0], n, -1, 3).transpose(1, 0, 2, 3).reshape(n, -1, 3)
-            out.append(np.median(pieces, axis=1))
-        return np.concatenate(out).astype(np.float32)
+        colours, glare = [], []
+        for image_band, clip_band, n in zip(_bands(around, o, i, ww, hh),
+                                            _bands(clipped, o, i, ww, hh), self.rim_sides,
+                                            strict=True):
+            pieces = image_band.reshape(image_band.shape[0], n, -1, 3).transpose(
+                1, 0, 2, 3).reshape(n, -1, 3)
+            blown = clip_band.reshape(clip_band.shape[0], n, -1).transpose(1, 0, 2).reshape(
+                n, -1) > 0.5
+            side = np.median(pieces, axis=1)
+            share = blown.mean(axis=1)
+            for k in np.flatnonzero((share > 0) & (share <= 0.5)):  # few segments have any
+                side[k] = np.median(pieces[k][~blown[k]], axis=0)
+            colours.append(side)
+            glare.append(share > 0.5)
+        return np.concatenate(colours).astype(np.float32), np.concatenate(glare)
 
     def _hand(self, image: Image, fix: Fix) -> bool:
         """Whether a hand or arm is over the board: the rim differs from the bare rim.
@@ -236,22 +254,32 @@ class Recogniser:
         clean frames), any segment that changed is a hand. Without one (a single picture),
         a segment that differs from its neighbours along the rim is (a step of colour where
         the arm crosses; wood grain, light gradients and soft shadows change gently), unless
-        it is the wood under a lamp's reflection (a step too, but of the wood's hue, paler
-        and lighter); and so is a stretch of rim off the wood's hue, however long (a sleeve
-        along a whole side has no step but at its ends, and those may be off the rim).
+        a lamp's reflection explains the step: the segment is the wood under the veil (of
+        the wood's hue, paler and lighter) or blown out (those are not compared, nor
+        compared with), or it is the bare wood beside a reflection (darker than its
+        neighbours, which are the same colour seen through a veil of white light: a veil
+        adds light, never colour). A stretch of rim off the wood's hue is a hand however
+        long (a sleeve along a whole side has no step but at its ends, and those may be
+        off the rim). A marker in view whose pattern does not show, and not for a
+        reflection (:func:`~tavola.vision.detect.marker_covered`), is under a hand too.
         """
-        segments = self.rim(image, fix)
+        segments, glare = self._rim(image, fix)
         still = self._last_rim is not None and self._last_rim.shape == segments.shape and (
             float(np.max(_delta(segments - self._last_rim))) < 2.0)
         self._still = self._still + 1 if still else 0
         self._last_rim = segments
+        if self._still < RIM_ADOPT and any(
+                marker_covered(image, fix.homography, self.geometry, m) for m in fix.missing):
+            return True  # a hand on the board's corner need not reach the rim's segments
         if self.rim_reference is None or self.rim_reference.shape != segments.shape:
             off_hue, veiled = _off_hue(segments)
-            alone = _rim_steps(segments, self.rim_sides, skip=veiled)
-            if (alone < RIM_CLEAN and off_hue < RIM_HUE) or self._still >= RIM_ADOPT:
+            steps, unexplained = _rim_steps(segments, self.rim_sides, skip=veiled | glare)
+            # Learned only from a rim clean without excusing any step as a reflection's
+            # edge: a hand taken for the bare rim would hide every hand after it.
+            if (steps < RIM_CLEAN and off_hue < RIM_HUE) or self._still >= RIM_ADOPT:
                 self.rim_reference = segments
                 return False
-            return alone > RIM_STEP or off_hue > RIM_HUE
+            return unexplained > RIM_STEP or off_hue > RIM_HUE
         change = float(np.max(_delta(segments - self.rim_reference)))
         if change < RIM_CHANGE:
             # Follow slow changes of the light over the bare rim.
@@ -269,6 +297,16 @@ class Recogniser:
         g = self.geometry
         step = max(0.5, max(g.files, g.ranks) / 16)
         return [max(1, round(n / step)) for n in (g.files, g.files, g.ranks, g.ranks)]
+
+
+def _bands(around: Float, o: int, i: int, ww: int, hh: int) -> tuple[Float, ...]:
+    """The rim's four bands (n, s, w, e; each as rows across x along the side) of an image
+    of the board's surroundings whose playing area starts ``o`` pixels in; ``i`` pixels
+    next to the area are left out; the area is ``ww`` x ``hh`` pixels."""
+    return (around[0:o - i, o:o + ww],  # n: beyond the last rank
+            around[o + hh + i:o + hh + o, o:o + ww],  # s: beyond rank 1
+            around[o:o + hh, 0:o - i].swapaxes(0, 1),  # w: beyond file a
+            around[o:o + hh, o + ww + i:o + ww + o].swapaxes(0, 1))  # e
 
 
 def _delta(diff: Float) -> npt.NDArray[np.float32]:
@@ -307,17 +345,64 @@ def _off_hue(segments: Float) -> tuple[float, npt.NDArray[np.bool_]]:
 
 
 def _rim_steps(segments: Float, sides: list[int], window: int = 5,
-               skip: npt.NDArray[np.bool_] | None = None) -> float:
+               skip: npt.NDArray[np.bool_] | None = None) -> tuple[float, float]:
     """The largest difference of a rim segment (but those in ``skip``) from the median of
-    its neighbours."""
-    worst, start = 0.0, 0
+    its neighbours (but those in ``skip``): of all, and of those that a veil of light does
+    not explain (:func:`_veil_left`)."""
+    skipped = np.zeros(len(segments), np.bool_) if skip is None else skip
+    near = np.array(segments, np.float32, copy=True)
+    start = 0
     for n in sides:
-        side = segments[start:start + n]
-        first = start
+        for i in range(start, start + n):
+            lo, hi = max(start, i - window), min(start + n, i + window + 1)
+            # A reflection's veil is not the wood's colour: a bare segment beside it is
+            # compared with the bare wood only.
+            bare = ~skipped[lo:hi]
+            if not skipped[i] and bare.any():
+                near[i] = np.median(segments[lo:hi][bare], axis=0)
         start += n
-        for i in range(n):
-            if skip is not None and skip[first + i]:
-                continue
-            near = side[max(0, i - window): i + window + 1]
-            worst = max(worst, float(_delta(side[i] - np.median(near, axis=0))))
-    return worst
+    if not len(segments):
+        return 0.0, 0.0
+    step = np.where(skipped, np.float32(0), _delta(segments - near))
+    # Only a segment darker than its neighbours is excused: the bare wood beside a
+    # reflection. A pale hand lighter than the wood can look like the wood under a veil.
+    beside_veil = (segments[:, 0] < near[:, 0]) & (_veil_left(segments, near) < VEIL_LEFT)
+    unexplained = np.where(beside_veil, np.float32(0), step)
+    return float(step.max()), float(unexplained.max())
+
+
+def _linear(colours: Float) -> Float:
+    """Lab -> linear-light BGR (0-1): lights add up there, not in Lab."""
+    srgb = np.clip(cv2.cvtColor(colours.reshape(-1, 1, 3).astype(np.float32),
+                                cv2.COLOR_Lab2BGR).reshape(colours.shape), 0, 1)
+    out: Float = np.where(srgb <= 0.04045, srgb / 12.92,
+                          ((srgb + 0.055) / 1.055) ** 2.4).astype(np.float32)
+    return out
+
+
+def _from_linear(colours: Float) -> Float:
+    """Linear-light BGR (0-1) -> Lab."""
+    x = np.clip(colours, 0, 1)
+    srgb = np.where(x <= 0.0031308, 12.92 * x, 1.055 * x ** (1 / 2.4) - 0.055)
+    return lab(np.asarray(srgb * 255, np.float32).reshape(-1, 1, 3)).reshape(colours.shape)
+
+
+def _veil_left(a: Float, b: Float) -> npt.NDArray[np.float32]:
+    """How far (:func:`_delta`) the lighter of each pair of Lab colours ``a``, ``b`` (one
+    a row) is from the darker seen through a veil of white light: a lamp's reflection on
+    the varnish adds its light to the surface's, whose own it dims to no less than
+    :data:`VEIL_KEEP`. Small where a step along the rim is a reflection's edge; a veil
+    adds no colour, so a pale hand, more colourful than the wood under a veil as light,
+    is left with its excess."""
+    lighter = a[:, 0] >= b[:, 0]
+    top = np.where(lighter[:, None], a, b)
+    under = _linear(np.where(lighter[:, None], b, a))
+    seen = _linear(top)
+    best = np.full(len(a), np.inf, np.float32)
+    for keep in np.linspace(VEIL_KEEP, 1.0, 5, dtype=np.float32):
+        veil = np.maximum(np.mean(seen - keep * under, axis=1, keepdims=True), 0)
+        best = np.minimum(best, _delta(top - _from_linear(keep * under + veil)))
+    # A reflection one can see lifts the surface (VEIL_LIFT); a mere loss of colour at the
+    # same lightness (a shadow's soft edge, a sleeve) is no veil.
+    best[np.abs(a[:, 0] - b[:, 0]) < VEIL_LIFT] = np.inf
+    return best

@@ -10,13 +10,16 @@ white-balanced light; a calibration (:mod:`vision.calibrate`) replaces them with
 colours of the real set in the real room.
 
 - morris, draughts (:class:`DiscReader`): the colour of a ring inside the disc against the
-  cell's own bare corners (light, dark, or the board itself); a draughts king (two men
-  stacked) reads as its colour, ``W`` or ``B``: the game knows its rank.
-- tessere (:class:`TessereReader`): every pixel of the cell is given the nearest colour of
-  R Y G B K, the board and the grout; each quadrant's majority is a tessera; the token is
-  the set of the four colours (RULES.md order), ``K`` for a block.
-- quixo (:class:`QuixoReader`): dark marks on the light cube face, measured against the
-  face's own clean corners: a dark centre is an X, a dark ring with a light centre an O;
+  cell's own bare corners (light, dark, or the board itself), and the man's outline; a
+  draughts king (two men stacked) reads as its colour, ``W`` or ``B``: the game knows its
+  rank. Morris also reads the board's lines, which a man hides up to his rim.
+- tessere (:class:`TessereReader`): each quadrant's median colour is a tessera of the
+  nearest hue (R Y G B) when colourful and away from the board's print, a block when grey
+  and dark; under a lamp's veil (lighter, paler, same hue) by its hue and what chroma a veil
+  leaves; the token is the set of the four colours (RULES.md order), ``K`` for a block.
+- quixo (:class:`QuixoReader`): dark marks on the light cube face, each pixel measured
+  against the face right beside it (a glare lights a glossy face unevenly, and veils its
+  marks to a faint step): a dark centre is an X, a dark ring with a light centre an O;
   with four players the darkest of the four dot spots gives the direction. Cube tops are
   almost a cell above the board, so their plane is fitted to the picture (the grid of
   light faces between dark seams), not only computed from the camera model.
@@ -159,6 +162,22 @@ class Blocks:
         return [ring & (k == i) for i in range(n)]
 
 
+CEILING = 93.0  # lightness (white-balanced: paper reads 92) of a spot blown out
+
+
+def ceiling_tint(blocks: Float) -> Float:
+    """The (a, b) of what is blown out to the sensor's ceiling in a picture (Lab cell
+    blocks): its lightest pixels, if they are that light (else neutral). The white
+    balance's gains tint a clipped white; a piece blown out whole reads that tint, not its
+    colour."""
+    light = blocks[..., 0].ravel()
+    top = float(np.percentile(light, 99.5))
+    if top < CEILING:
+        return np.zeros(2, np.float32)
+    out: Float = np.median(blocks[..., 1:].reshape(-1, 2)[light >= top - 1.0], axis=0)
+    return out
+
+
 def _median(blocks: Float, mask: Bool) -> Float:
     """Per-cell median colour over a mask: (cells, channels)."""
     out: Float = np.median(blocks[:, mask], axis=1)
@@ -239,7 +258,15 @@ class DiscReader(Reader):
     - a disc neither as white as paper nor clearly lighter than its cell is black (a
       glossy black top mirroring the room reads as light as its cell, but not white);
     - on a light board, a middle far darker than the bare cell is a black man, whatever
-      its colour (a lamp's reflection on its gloss tints it).
+      its colour (a lamp's reflection on its gloss tints it);
+    - a man is a disc: just inside its rim and just outside it the colours differ in
+      (nearly) every direction, also where a veil of light took the board's colour and
+      the cues above go blind. A blob of light, a shadow or the lines through a point
+      step in some directions only. A middle so outlined is no reflection's edge either;
+    - a white man is white all over its top and neutral or cream, as the paper is under
+      the same light; a glossy black top mirrors the room: bluish, or blown out by the
+      lamp's highlight in part and grey in the rest (a white man in a shadow is dimmer
+      all over, and stays lighter than its cell).
     """
 
     height = 0.15  # a disc's top
@@ -257,6 +284,10 @@ class DiscReader(Reader):
     BLOWN = 90.0  # a sector of the middle this light (white-balanced) is blown out ...
     CUT = 15.0  # ... and when another is this much darker, a reflection's edge crosses it
     CUT_BARE = 5.0  # ... if that one is no lighter than this above the bare cell (wood)
+    # Lab distance across a man's rim in three directions of four: a man stands there (a
+    # bare cell's two rings differ by 7 at most on the 3D set, by sensor noise and grain).
+    EDGE = 8.0
+    BLUE = 4.0  # a top this much bluer than paper (b below -BLUE) is a glossy black one
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -266,6 +297,14 @@ class DiscReader(Reader):
         self._rim = b.ring(0.0, 0.3)
         self._bare = b.ring(0.58, 0.8) & b.corners(0.3)
         self._sectors = b.sectors(0.05, 0.25, 8)
+        # Just inside and just outside a man's rim (radius 0.4, placed within 0.05 of the
+        # point), in sixteen directions.
+        rings = b.sectors(0.2, 0.28, 16) + b.sectors(0.46, 0.5, 16)
+        label = np.full(b.r.shape, len(rings))  # the last label: in neither ring
+        for k, mask in enumerate(rings):
+            label[mask] = k
+        self._ring_label = label.ravel()
+        self._ring_size = np.bincount(self._ring_label, minlength=len(rings) + 1)
         self.kings = self.game == "draughts"
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
@@ -281,24 +320,25 @@ class DiscReader(Reader):
         return tops
 
     def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
-        tokens, confidence = self._colours(planes[0])
+        tokens, confidence, _ = self._colours(planes[0])
         if not self.kings:
             return tokens, confidence
         # A king is two men stacked (BOARD.md: no printed crown), its top twice as high:
         # at a tilt it is seen away from a man's. Read the colour on both planes and keep
         # the surer reading. The rank is not read: the game knows which men are kings, and
         # a misread crown must never become a mismatch (docs/vision.md, "Kings").
-        high, sure = self._colours(planes[1], fill=False)
+        high, sure, _ = self._colours(planes[1], fill=False)
         for i in range(len(tokens)):
             if high[i] and sure[i] > confidence[i]:
                 tokens[i], confidence[i] = high[i], sure[i]
         return tokens, confidence
 
     def _colours(self, blocks: Float, fill: bool = True
-                 ) -> tuple[list[str], npt.NDArray[np.float64]]:
+                 ) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """Each cell's disc colour on one plane: the prototypes, then the cues. ``fill``:
         also look for a man in the cells read as empty (the men's plane; on the kings'
-        plane the cues would find a man's shifted top as a cell of its own)."""
+        plane the cues would find a man's shifted top as a cell of its own). Also each
+        cell's darkness: above 0, a man there is black (below: white)."""
         tokens, confidence = self.prototypes.classify(self.features(blocks))
         middle, bare = _median(blocks, self._rim), _median(blocks, self._bare)
         # How much of the cell's own colour the middle keeps: its colour along the bare
@@ -311,16 +351,30 @@ class DiscReader(Reader):
         white = np.minimum(middle[:, 0] - self.WHITE, middle[:, 0] - bare[:, 0] - self.WHITE_STEP)
         sectors = np.stack([np.median(blocks[:, m, 0], axis=1) for m in self._sectors], axis=1)
         top, low = sectors.max(axis=1), sectors.min(axis=1)
+        outline = self._outline(blocks)
+        # (A man's outline all around the middle is no reflection's edge across it.)
         cut = np.minimum.reduce([top - self.BLOWN, top - low - self.CUT,
-                                 bare[:, 0] + self.CUT_BARE - low])
+                                 bare[:, 0] + self.CUT_BARE - low, self.EDGE - outline])
+        # A white man's top is white all over and neutral or cream (the paper's light);
+        # a glossy black one mirrors the room: bluish, or blown out by the lamp's highlight
+        # in part and grey in the rest. A white man in a shadow is dimmer all over, but
+        # still lighter than its cell.
+        whiteness = np.minimum(low - self.NOT_WHITE, middle[:, 2] + self.BLUE)
+        lighter = bare[:, 0] + self.LIGHTER
+        dimmer = np.maximum.reduce([
+            np.minimum(self.NOT_WHITE - middle[:, 0], lighter - middle[:, 0]),
+            -self.BLUE - middle[:, 2],
+            np.minimum.reduce([top - self.BLOWN, self.NOT_WHITE - low, lighter - low])])
         for i, token in enumerate(tokens):
             if cut[i] > 0:
                 tokens[i], confidence[i] = "", float(np.clip(cut[i] / 5, 0, 1))
                 continue
-            dimmer = min(self.NOT_WHITE - middle[i, 0], bare[i, 0] + self.LIGHTER - middle[i, 0])
-            if token == "W" and dimmer > 0:
+            if token == "W" and dimmer[i] > 0:
                 tokens[i] = "B"
-                confidence[i] = min(float(confidence[i]), float(np.clip(dimmer / 5, 0, 1)))
+                confidence[i] = min(float(confidence[i]), float(np.clip(dimmer[i] / 5, 0, 1)))
+            elif token == "B" and whiteness[i] > 0:
+                tokens[i] = "W"
+                confidence[i] = min(float(confidence[i]), float(np.clip(whiteness[i] / 5, 0, 1)))
             if token or not fill:
                 continue
             step = bare[i, 0] - middle[i, 0]
@@ -333,7 +387,28 @@ class DiscReader(Reader):
                 light = middle[i, 0] - self.WHITE
                 tokens[i] = "W" if light > 0 else "B"
                 confidence[i] = float(min(np.clip(grey[i], 0, 1), np.clip(abs(light) / 5, 0, 1)))
-        return tokens, confidence
+            elif outline[i] > self.EDGE and chroma_bare[i] < self.WOOD_CHROMA:
+                # A veil took the cell's colour (the grey cue is blind), not a man's rim.
+                tokens[i] = "B" if dimmer[i] > 0 else "W"
+                confidence[i] = float(min(np.clip((outline[i] - self.EDGE) / 5, 0, 1),
+                                          np.clip(abs(dimmer[i]) / 5, 0, 1)))
+        return tokens, confidence, dimmer.astype(np.float64)
+
+    def _outline(self, blocks: Float) -> npt.NDArray[np.float64]:
+        """How clearly each cell shows a man's outline: the colour step (Lab distance) from
+        just inside a man's rim to just outside it that holds in three directions of four.
+        A flat blob of light or a shadow steps in some directions only; lines through a
+        point cross both rings alike."""
+        # Each sector's mean colour, all at once (a man's top and the wood are even).
+        n, size = len(blocks), len(self._ring_size)
+        index = (np.arange(n)[:, None] * size + self._ring_label[None]).ravel()
+        pixels = blocks.reshape(-1, 3)
+        means = np.stack([np.bincount(index, pixels[:, c], n * size).reshape(n, size)
+                          for c in range(3)], axis=2) / self._ring_size[None, :, None]
+        inside, outside = np.split(means[:, :-1], 2, axis=1)
+        step = np.linalg.norm(inside - outside, axis=2)
+        out: npt.NDArray[np.float64] = np.percentile(step, 25, axis=1).astype(np.float64)
+        return out
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
         blocks = self.cut(tops)[0]
@@ -346,7 +421,7 @@ class DiscReader(Reader):
 
 
 class MorrisReader(DiscReader):
-    """Morris: discs on the points of a light wooden board."""
+    """Morris: discs on the points of a light wooden board, where lines meet."""
 
     game = "morris"
     DEFAULT: ClassVar[dict[str, tuple[float, float, float]]] = {
@@ -356,6 +431,57 @@ class MorrisReader(DiscReader):
     WOOD_CHROMA = 9.0
     # The lines and the dot at a point darken an empty point's middle by 15 at most.
     DARK_STEP = 22.0
+    LINES = 5.0  # two arms this much darker than beside them in the middle: no man there
+    HIDDEN = 2.0  # every arm less than this in the middle ...
+    RUN_ON = 8.0  # ... and two arms this clear beyond a man's rim: a man covers the point
+
+    def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
+                 start: Mapping[str, str] | None = None) -> None:
+        super().__init__(players, params, start)
+        b = self.blocks
+        # The board's lines leave a point along the axes. For each direction, the line's
+        # strip and the wood beside it, under a man (inside) and beyond his rim (outside).
+        self._arms: list[tuple[Bool, Bool, Bool, Bool]] = []
+        for along, across in ((b.u, b.v), (-b.v, b.u), (-b.u, -b.v), (b.v, -b.u)):
+            line, beside = np.abs(across) < 0.04, (np.abs(across) > 0.09) & (np.abs(across) < 0.16)
+            inside, outside = (along >= 0.14) & (along < 0.3), (along >= 0.42) & (along < 0.5)
+            self._arms.append((inside & line, inside & beside, outside & line, outside & beside))
+
+    def planes(self, homography: Matrix, camera: Matrix, image: Image) -> list[Matrix]:
+        """Men's tops, and the board itself (its lines)."""
+        return [lifted(homography, camera, self.height), homography]
+
+    def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
+        """The discs' colours on the men's plane (:meth:`DiscReader.decide`), then the
+        lines on the board's: a man stands on his point and hides its lines as far as his
+        rim, where they run on; a lamp's blob on a bare point veils them at most."""
+        tokens, confidence, darkness = self._colours(planes[0])
+        inside, outside = self._lines(planes[1])
+        shown = np.sort(inside, axis=1)[:, -2]  # every point has two arms at least
+        beyond = np.sort(outside, axis=1)[:, -2]
+        hidden = np.minimum(self.HIDDEN - inside.max(axis=1), beyond - self.RUN_ON)
+        for i, token in enumerate(tokens):
+            if token and shown[i] > self.LINES:
+                tokens[i], confidence[i] = "", float(np.clip((shown[i] - self.LINES) / 5, 0, 1))
+            elif not token and hidden[i] > 0:
+                tokens[i] = "B" if darkness[i] > 0 else "W"
+                confidence[i] = float(min(np.clip(hidden[i] / 2, 0, 1),
+                                          np.clip(abs(darkness[i]) / 5, 0, 1)))
+        return tokens, confidence
+
+    def _lines(self, blocks: Float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """How much darker than the wood beside it each arm's line is: (cells, 4) inside
+        a man's rim and (cells, 4) beyond it."""
+        light = blocks[..., 0].astype(np.float64)
+
+        def darker(line: Bool, beside: Bool) -> npt.NDArray[np.float64]:
+            out: npt.NDArray[np.float64] = (np.median(light[:, beside], axis=1)
+                                            - np.median(light[:, line], axis=1))
+            return out
+
+        inside = [darker(line, beside) for line, beside, _, _ in self._arms]
+        outside = [darker(line, beside) for _, _, line, beside in self._arms]
+        return np.stack(inside, axis=1), np.stack(outside, axis=1)
 
 
 class DraughtsReader(DiscReader):
@@ -393,6 +519,20 @@ class TessereReader(Reader):
     SURE_DARK = 0.5  # ... if darker than this (between: a glossy block, or a grey coin)
     BLOWN = 92.0  # a grey this light is a glare (white balance puts paper at 92)
     BLOWN_CHROMA = 6.0
+    # A lamp's reflection on a glossy tile adds white light: lightness goes up and chroma
+    # down towards white (L 100), the hue stays. Under such a veil a quadrant is a tessera
+    # of its hue when that hue is far from the board's (red, green, blue: the board's print
+    # is yellowish however veiled) and it keeps at least half the chroma its colour keeps
+    # when lightened that much (a bluish grey block mirroring the sky keeps far less).
+    VEIL_HUE = 40.0  # degrees off the board's hue
+    VEIL_SHARE = 0.5
+    FAINT = 4.0  # the least chroma read as a colour (sensor noise and JPEG give 2-3)
+    # A block is grey; the board's print keeps some yellow until a veil makes it white.
+    # So a grey short of white with less yellow than this is a block under a veil.
+    BLOCK_TINT = 3.0
+    BLOCK_VEILED = 91.0  # ... if darker than this (near white the board's yellow is gone)
+    VEILED_SURE = 0.45  # a veiled quadrant is a guess: its cell stays uncertain
+    YELLOWER = 6.0  # chroma by which a yellow tessera is clearly more yellow than the print
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -436,15 +576,44 @@ class TessereReader(Reader):
         """Each quadrant by its colour's hue and chroma (:meth:`quadrant_tokens`); the
         token is the set of the tesserae's colours, ``K`` for a block."""
         q = self.quadrants(planes[0])
-        kinds, sure = self.quadrant_tokens(q.reshape(-1, 3))
+        plain = planes[0].copy()  # the blocks are shade-free: plain a, b for the tint
+        plain[..., 1:] *= (plain[..., :1] + SHADE) / 60.0
+        kinds, sure = self.quadrant_tokens(q.reshape(-1, 3), ceiling_tint(plain))
         kinds = kinds.reshape(len(q), 4)
         sure = sure.reshape(len(q), 4)
+        names, hues, _, _, _ = self._hues()
+        hue = np.degrees(np.arctan2(q[..., 2], q[..., 1]))
+        gap = np.abs((hue[..., None] - hues + 180) % 360 - 180)
+        chroma = np.hypot(q[..., 1], q[..., 2])
+        yellowish = (np.array(names)[np.argmin(gap, axis=-1)] == "Y") & (chroma >= self.FAINT)
         tokens: list[str] = []
         confidence = np.ones(len(q))
         for i in range(len(q)):
+            colours_seen = sum(k in "RYGB" for k in kinds[i])
+            if colours_seen:
+                # A veiled grey beside tesserae is a veiled tessera, not a block (a block is
+                # grey all over): nothing to read there.
+                kinds[i][kinds[i] == "k"] = "blown"
+            else:
+                kinds[i][kinds[i] == "k"] = "K"
+            pale = (kinds[i] == "board") & yellowish[i]
+            if colours_seen >= 2 and pale.any() and not any(k in "RGB" for k in kinds[i]):
+                # Yellow tesserae alone prove a checker only if clearly more yellow than
+                # the print beside them (a warm light makes the print as yellow as a pale
+                # yellow tessera).
+                yellow = chroma[i][kinds[i] == "Y"].min() if "Y" in kinds[i] else 0.0
+                pale &= yellow >= chroma[i][pale].max() + self.YELLOWER
+            if colours_seen >= 2:
+                # Inside a checker there is no board: beside two tesserae, a quadrant read as
+                # the board's yellowish print is a yellow tessera paled by a veil.
+                kinds[i][pale] = "Y"
+                sure[i][pale] = self.VEILED_SURE
             tile = [k for k in kinds[i] if k not in ("board", "blown")]
             board = int((kinds[i] == "board").sum())
-            if len(tile) >= 3 or (len(tile) == 2 and board == 0):
+            # A blown-out quadrant hides what is under it: with no bare board in sight, the
+            # tesserae that can be seen are the checker's (doubted, as a colour may hide).
+            if len(tile) >= 3 or (len(tile) == 2 and board == 0) or (
+                    board == 0 and colours_seen >= 1):
                 colours = set(tile)
                 rest = [s for k, s in zip(kinds[i], sure[i], strict=True) if k in colours]
                 # A quadrant not read as a tessera may hide a colour of the checker.
@@ -464,9 +633,12 @@ class TessereReader(Reader):
                                  if board >= 2 else 0.0)
         return tokens, confidence
 
-    def quadrant_tokens(self, q: Float) -> tuple[npt.NDArray[np.str_], npt.NDArray[np.float64]]:
-        """Each quadrant colour (plain Lab rows) -> ``R Y G B K``, ``board`` or ``blown``
-        (a glare: nothing to read), with a confidence 0-1.
+    def quadrant_tokens(self, q: Float, tint: Float | None = None
+                        ) -> tuple[npt.NDArray[np.str_], npt.NDArray[np.float64]]:
+        """Each quadrant colour (plain Lab rows) -> ``R Y G B K``, ``board``, ``blown`` (a
+        glare: nothing to read) or ``k`` (a light grey: a block under a veil if its whole
+        cell is grey), with a confidence 0-1. ``tint``: the (a, b) a spot blown out to the
+        sensor's ceiling reads in this picture (:func:`ceiling_tint`).
 
         A lamp's reflection on a glossy tessera adds white light to its colour: lightness
         goes up and chroma down, but the hue stays. So a colour clearly away from the bare
@@ -495,18 +667,51 @@ class TessereReader(Reader):
         kinds[tile] = np.array(names)[order[tile, 0]]
         sure[tile] = np.minimum(np.clip(colour[tile] / 6, 0, 1),
                                 np.clip((second[tile] - nearest[tile]) / 30, 0, 1))
+        veiled = ~tile & ~like_block & self._veiled(q, names, hue, order[:, 0])
+        if tint is not None:  # the ceiling's tint is no tessera's colour
+            veiled &= np.hypot(q[:, 1] - tint[0], q[:, 2] - tint[1]) >= self.FAINT
+        kinds[veiled] = np.array(names)[order[veiled, 0]]
+        sure[veiled] = self.VEILED_SURE * np.clip((chroma[veiled] - self.FAINT) / 3, 0, 1)
+        tile |= veiled
         grey = ~tile
         # A block is grey, or (glossy, mirroring the sky) off the board's colour; a shadow
-        # on the bare board darkens it but keeps its colour.
-        block = grey & (q[:, 0] < dark) & (like_block | (away >= self.AWAY))
-        kinds[block] = "K"
-        sure[block] = np.clip((sure_dark - q[block, 0]) / 8, 0, 1)
+        # on the bare board darkens it but keeps its colour. Under a veil it is a light grey
+        # with no yellow in it: the board keeps some until it is near white.
+        board_dir = board_ab / max(float(np.hypot(*board_ab)), 1e-6)
+        yellow = q[:, 1:] @ board_dir  # along the print's hue
+        pale_block = (q[:, 0] >= dark) & (q[:, 0] < self.BLOCK_VEILED) & (
+            yellow < self.BLOCK_TINT) & (chroma < self.GREY)
+        block = grey & (((q[:, 0] < dark) & (like_block | (away >= self.AWAY))) | pale_block)
+        kinds[block] = np.where(pale_block[block], "k", "K")
+        pale_sure = self.VEILED_SURE * np.clip((self.BLOCK_TINT - yellow[block]) / 2, 0, 1)
+        dark_sure = np.clip((sure_dark - q[block, 0]) / 8, 0, 1)
+        sure[block] = np.where(pale_block[block], pale_sure, dark_sure)
         blown = grey & ~block & (q[:, 0] >= self.BLOWN) & (chroma < self.BLOWN_CHROMA)
         kinds[blown] = "blown"
         sure[blown] = 0.0
         bare = grey & ~block & ~blown
         sure[bare] = np.clip(-colour[bare] / 6, 0, 1)
         return kinds, sure
+
+    def _veiled(self, q: Float, names: list[str], hue: npt.NDArray[np.float64],
+                nearest: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+        """Quadrants (plain Lab rows) that are a tessera paled by a lamp's reflection: of a
+        hue far from the board's, and as colourful as the tessera of that hue (``nearest``:
+        index into ``names``) stays when a veil lightens it to the quadrant's lightness."""
+        c = self.colours.centres.copy()
+        c[:, 1:] *= (c[:, :1] + SHADE) / 60.0
+        index = {n: i for i, n in enumerate(self.colours.names)}
+        board = c[index["board"]]
+        board_hue = np.degrees(np.arctan2(board[2], board[1]))
+        off = np.abs((hue - board_hue + 180) % 360 - 180) >= self.VEIL_HUE
+        own = c[[index[n] for n in names]]  # the tesserae colours, in ``names`` order
+        light, colourful = own[:, 0], np.hypot(own[:, 1], own[:, 2])
+        # A veil lightening a colour from L to 100 takes its chroma from C to 0.
+        kept = colourful[nearest] * np.clip((100.0 - q[:, 0]) / (100.0 - light[nearest]), 0, 1)
+        chroma = np.hypot(q[:, 1], q[:, 2])
+        out: npt.NDArray[np.bool_] = off & (chroma >= self.FAINT) & (
+            chroma >= self.VEIL_SHARE * kept) & (q[:, 0] > light[nearest])  # a veil lightens
+        return out
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
         blocks = self.cut(tops)[0]
@@ -545,8 +750,18 @@ class QuixoReader(Reader):
         "X": (1.0, 0.35),
     }
     SPREAD: ClassVar[tuple[float, float]] = (0.16, 0.16)
-    DARK = 22.0  # L below the face's own light majority that counts as a mark
-    GLARE_FACE = 92.0  # a face this light is in a glare
+    DARK = 22.0  # L a dot lies below its face in plain light (the unit of the dots' margin)
+    # A mark is a thin stroke darker than the face on both sides of it: a pixel's step is
+    # how much darker it is than the face closed over strokes up to NEAR pixels wide (a
+    # shadow's or a glare's edge is one-sided and makes none). A step of MARK_STEP is a
+    # mark; a glare's veil on a glossy face, or the sensor's ceiling, shrinks a mark's step,
+    # so on a face without texture (no grain or noise left) a step above TEXTURE times the
+    # face's own and above NOISE_STEP counts too.
+    NEAR = 9
+    MARK_STEP = 12.0
+    TEXTURE = 4.0
+    NOISE_STEP = 6.0
+    STROKE = 5  # pixels (at 32 a cell): a blurred stroke's width; it is dark to half its depth
     INKED = 3  # dark pixels (at 32 a cell) that ink a sector of the ring ...
     LINE = 0.9  # ... if they cover at most this share of it
 
@@ -575,13 +790,21 @@ class QuixoReader(Reader):
         return [self._fitted[1]]
 
     def _dark(self, blocks: Float) -> Bool:
-        # The face's own lightness: the light majority of the top (a mark covers less than
-        # a third of it); not its corners, which shade and bevels darken.
-        face = np.percentile(blocks[:, self._face, 0], 80, axis=1)
-        # Under a lamp's reflection the whole face is near white and its marks shrink to a
-        # faint grey: there a smaller step counts.
-        step = np.where(face > self.GLARE_FACE, self.DARK * 0.45, self.DARK)
-        dark: Bool = blocks[..., 0] < (face - step)[:, None, None]
+        # Against the face right beside each pixel, not the whole face's level: a lamp's
+        # reflection lights a glossy face unevenly (a glare's edge, a gradient).
+        light = np.ascontiguousarray(blocks[..., 0])
+        near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (self.NEAR, self.NEAR))
+        step = np.stack([cv2.morphologyEx(cv2.blur(cell, (3, 3)), cv2.MORPH_CLOSE, near)
+                         for cell in light]) - light
+        # The face's own texture (wood grain, noise): a mark and the seams a cube pushed
+        # aside shows cover less than two fifths of the face.
+        texture = np.percentile(step[:, self._face], 60, axis=1)
+        least = np.clip(self.TEXTURE * texture, self.NOISE_STEP, self.MARK_STEP)
+        # A blurred stroke's skirts are a little darker than the face too: the stroke is
+        # where it is at least half as deep as its core (its width whatever the blur).
+        width = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (self.STROKE, self.STROKE))
+        depth = np.stack([cv2.dilate(cell, width) for cell in step])
+        dark: Bool = (step > least[:, None, None]) & (step > 0.5 * depth)
         return dark
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
@@ -702,9 +925,15 @@ class ChipReader(Reader):
     FREE = ("a1", "f1", "a7", "f7")
     PALE_CHROMA = 25.0  # a uniform middle this colourful is a chip, however pale ...
     HUE_MARGIN = 10.0  # ... if its hue is this much nearer one chip colour than the next
-    FAINT_CHROMA = 12.0  # a middle this colourful is a chip too ...
+    # A middle this colourful is a chip too (sensor noise and JPEG leave a white a chroma
+    # of 2-5), and this far from the colour of a spot blown out to the sensor's ceiling
+    # (white-balanced, that has a tint of its own) ...
+    FAINT_CHROMA = 8.0
     FAINT_LIGHT = 75.0  # ... if this light (a veil of white light lightens what it pales) ...
     FAINT_SHARE = 0.97  # ... and one colour over this much of it
+    # The lightness of a chip's middle parts varies only with the shading and a veil's
+    # gradient across it (20 at most in the 3D set); a picture's blobs differ by 50.
+    LIGHT_SPREAD = 30.0
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -736,8 +965,9 @@ class ChipReader(Reader):
         chroma = np.hypot(colour[:, 1], colour[:, 2])
         # Under a strong veil a chip keeps little chroma; it is still one colour all over
         # its middle (a picture's blobs never cover it all), and lighter than it would be.
-        faint = ((chroma >= self.FAINT_CHROMA) & (colour[:, 0] >= self.FAINT_LIGHT)
-                 & (share >= self.FAINT_SHARE))
+        blown = np.linalg.norm(colour[:, 1:] - ceiling_tint(blocks), axis=1)
+        faint = ((np.minimum(chroma, blown) >= self.FAINT_CHROMA)
+                 & (colour[:, 0] >= self.FAINT_LIGHT) & (share >= self.FAINT_SHARE))
         pale = clear & ((chroma >= self.PALE_CHROMA) | faint)
         light = dict(zip(self.colours.names, self.colours.centres[:, 0], strict=True))
         for i in map(int, np.nonzero(pale)[0]):
@@ -747,6 +977,9 @@ class ChipReader(Reader):
             if nearest[i] > self.NEAR or veiled:
                 names[i], nearest[i] = hue[i], min(float(nearest[i]), self.NEAR - 0.8)
                 conf[i] = min(float(conf[i]), 0.5)
+        # The share above compares colour only: a picture's dark and light blobs of one
+        # hue (navy and sky blue) pass it, but not this.
+        spread = np.ptp(parts[:, :, 0], axis=1)
         tokens: list[str] = []
         confidence = np.ones(len(blocks))
         for i, cell in enumerate(self.cells):
@@ -754,7 +987,8 @@ class ChipReader(Reader):
                 tokens.append("")
                 continue
             evidence = min((share[i] - self.UNIFORM) / 0.04,  # > 0: one colour
-                           (self.NEAR - nearest[i]) / 0.8)  # > 0: a chip's colour
+                           (self.NEAR - nearest[i]) / 0.8,  # > 0: a chip's colour
+                           (self.LIGHT_SPREAD - spread[i]) / 5.0)  # > 0: one lightness
             if cell in self.bare:
                 same = np.linalg.norm(parts[i, :, 1:] - np.array(self.bare[cell])[:, 1:],
                                       axis=1).mean()

@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 
 from tavola.games import new_game
-from tavola.vision.classify import TOKENS, Recogniser, as_seen
+from tavola.vision.classify import (
+    TOKENS,
+    VEIL_LEFT,
+    Recogniser,
+    _from_linear,
+    _linear,
+    _veil_left,
+    as_seen,
+)
 from tavola.vision.pieces import Prototypes
 from tavola.vision.render import Conditions, random_conditions, random_position, render
 
@@ -127,3 +135,15 @@ def test_prototypes_are_nearest_with_a_margin() -> None:
 def test_unknown_games_are_named() -> None:
     with pytest.raises(ValueError, match="cannot read 'chess'; it reads: draughts, morris"):
         Recogniser("chess")
+
+
+def test_a_veil_of_white_light_explains_a_step_along_the_rim_but_a_hand_does_not() -> None:
+    wood = np.array([[62.0, 11.0, 26.0]], np.float32)  # Lab
+    # The same wood under a lamp's reflection: its own light a little dimmed, white added.
+    veiled = _from_linear(_linear(wood) * np.float32(0.9) + np.float32(0.3))
+    assert veiled[0, 0] > 75 and _veil_left(veiled, wood)[0] < 1
+    assert _veil_left(wood, veiled)[0] < 1  # whichever is given first
+    for hand in ([95.0, -1.0, 20.0],  # a pale hand near the lamp: more colour than a veil
+                 [40.0, 8.0, 15.0],  # a dark sleeve: the wood is no veil over it
+                 [85.0, 0.0, 2.0]):  # a white sleeve: a veil leaves the wood's colour
+        assert _veil_left(np.array([hand], np.float32), wood)[0] > VEIL_LEFT, hand

@@ -5,11 +5,15 @@ perspective, soft shadows, glossy highlights, 2700-6500 K light, lens distortion
 the board); no rendering here. The floors below are what the recogniser reaches on the set
 today (the README gives the figures; the targets, 99.9 % per cell and 99 % per board, are
 not reached): they guard against regressions. No frame with an arm over the board is
-taken for a position, and the board is found in every frame without one. Frames 000-015
-of each game were looked at while the reader was improved; 016-036 were rendered after,
-and only measured (then looked at too, for issue 12's second round); 037-066 were rendered
-after that round and never looked at while changing the reader: they hold the floors down
-to what unseen boards give.
+taken for a position, and the board is found in every frame without one but quinque-088.
+Frames 000-015 of each game were looked at while the reader was improved; 016-036 were
+rendered after, and only measured (then looked at too, for issue 12's second round);
+037-066 were rendered after that round and never looked at while changing the reader
+(until the third round, which looked at frames of every range); 067-096 were rendered at
+the start of the fourth round and measured only when it ended (README: the honest figure
+for unseen boards). Four of them were looked at after: tessere-093 (a hand on a marker,
+read as a position: fixed), quinque-092 and quixo-070 (the fix's false alarms, fixed too),
+quinque-088 (lost, below).
 
 The quick test reads the first frames of each game; the whole set is ``slow``.
 """
@@ -23,20 +27,29 @@ import pytest
 
 from bench.vision import SetTally, aligned, score_set
 from tavola.vision.classify import Recogniser, as_seen
+from tavola.vision.detect import MarkersNotFoundError
 from tavola.vision.source import read_image
 
 DATA = Path(__file__).parent / "data3d"
 GAMES = ["morris", "draughts", "quixo", "tessere", "sequence-kids", "quinque"]
 # Per-cell floors (fraction of cells read right over the frames without a hand).
-FLOORS = {"morris": 0.975, "draughts": 0.98, "quixo": 0.965, "tessere": 0.965,
-          "sequence-kids": 0.985, "quinque": 0.97}
-# Frames without a hand where the board is not found: none (quinque-008's markers are too
-# small to decode and are told apart by where they lie; draughts-028's camera is so close
-# that two markers are cut by the frame's edge, and their parts in the frame confirm them).
-LOST: dict[str, int] = {}
+FLOORS = {"morris": 0.99, "draughts": 0.985, "quixo": 0.97, "tessere": 0.975,
+          "sequence-kids": 0.99, "quinque": 0.95}
+# Frames without a hand where the board is not found (quinque-008's markers are too small
+# to decode and are told apart by where they lie; draughts-028's camera is so close that two
+# markers are cut by the frame's edge, and their parts in the frame confirm them): one,
+# quinque-088, whose top-left marker a lamp's reflection blows out to white and whose
+# top-right one is mostly outside the frame: two markers cannot fix the board.
+LOST: dict[str, int] = {"quinque": 1}
 # Hand frames read as a position: none (morris-026's purple sleeve along the rim has no
-# step of colour but at its ends; it is off the wood's hue).
+# step of colour but at its ends; it is off the wood's hue; tessere-093's hand lies on a
+# marker and crosses the rim where its colour is the wood's: the marker, in view, neither
+# shows nor is blown out).
 HAND_MISREAD: dict[str, int] = {}
+# Hands not seen in a single picture, over no piece (read right, so not misread): an arm
+# of the wood's hue crossing the rim without a step the rim test trusts (draughts-067: a
+# pale hand under a brown sleeve; morris-082: a dark brown hand).
+HAND_MISSED = {"draughts-067", "morris-082"}
 
 
 def _check(tally: SetTally, slack: float = 0.0) -> None:
@@ -171,6 +184,25 @@ def test_quixo_at_a_steep_tilt_is_read_on_the_cube_tops() -> None:
     assert read == truth
 
 
+def test_quixo_marks_faint_under_a_lamps_reflection_are_read() -> None:
+    # A lamp's reflection on the glossy cube tops veils their marks: on a face at the
+    # sensor's ceiling a mark is only 5 to 15 L darker than the face beside it (quixo-032,
+    # 064), and a veil over a whole face (040's b2) leaves its X a third as dark.
+    for name, cells in (("quixo-032", ("d2", "d4")), ("quixo-064", ("b2",)),
+                        ("quixo-040", ("b2", "b3")), ("quixo-028", ("d2",))):
+        truth, read = read_frame(name)
+        for cell in cells:
+            assert truth[cell] != "." and read[cell] == truth[cell], (name, cell)
+
+
+def test_quixo_blank_faces_under_an_uneven_reflection_stay_blank() -> None:
+    # quixo-053 (a glare's gradient across c3) and 060 (bright wood grain on every face):
+    # only a thin stroke darker than the face right beside it is a mark.
+    for name in ("quixo-053", "quixo-060"):
+        truth, read = read_frame(name)
+        assert read == truth, name
+
+
 def test_pale_sequence_chips_are_read_by_their_hue() -> None:
     # sequence-kids-010: chips under a lamp's reflection read light and pale, too far
     # from any chip colour; their middle is still uniform and of a chip's hue.
@@ -204,6 +236,52 @@ def test_a_lamps_reflection_on_the_rim_is_no_hand(name: str) -> None:
     # A glare spot on the varnished rim is a sharp step of lightness along it, but it is
     # the wood's hue, paler and lighter as a veil of white light makes it.
     assert not _hand(name)
+
+
+@pytest.mark.parametrize("name", [
+    "morris-023", "draughts-011",  # bare wood at the end of a side a reflection veils
+    "morris-047",  # a blown-out glare spot, tinted by the white balance
+    "quixo-007", "draughts-025", "tessere-058",  # an area light's reflection ends on a side
+])
+def test_the_edge_of_a_reflection_along_the_rim_is_no_hand(name: str) -> None:
+    # The wood beside a reflection is compared with the bare wood, not with the veil; a
+    # blown-out pixel has no colour left; and bare wood darker than its neighbours, which
+    # are the same wood seen through a veil of white light, is beside a reflection.
+    assert not _hand(name)
+
+
+@pytest.mark.parametrize("name", ["draughts-002", "morris-044", "quixo-017", "draughts-056"])
+def test_a_hand_on_the_rim_is_no_reflection(name: str) -> None:
+    # draughts-002: a pale hand near the lamp, lighter than the paper, crosses the rim: a
+    # pale hand is not excused as a veil (only bare wood darker than a veil beside it is).
+    # The others: arms of the wood's hue whose step along the rim is the faintest.
+    assert _hand(name)
+
+
+def test_a_hand_on_a_marker_is_a_hand() -> None:
+    # tessere-093: the hand covers marker 2 and crosses the rim where it is the wood's
+    # colour; three markers still fix the board, and it was read as a position.
+    assert _hand("tessere-093")
+
+
+@pytest.mark.parametrize("name", ["quinque-092", "quixo-070", "morris-028", "tessere-044"])
+def test_a_marker_sampled_off_or_blown_out_is_not_covered(name: str) -> None:
+    # quinque-092 and quixo-070: a marker at the frame's edge, sampled a few pixels off
+    # (it shows, contrasted); morris-028 and tessere-044: a marker blown out by a lamp.
+    assert not _hand(name)
+
+
+@pytest.mark.slow
+def test_every_hand_is_seen_in_a_single_picture() -> None:
+    # Stricter than HAND_MISREAD (a hand missed but over no piece is read right): every
+    # frame with an arm over the board is skipped, or its board is not found.
+    for frame in sorted(DATA.glob("*.json")):
+        meta = json.loads(frame.read_text(encoding="utf-8"))
+        if meta["hand"]:
+            try:
+                assert _hand(frame.stem) or frame.stem in HAND_MISSED, frame.stem
+            except MarkersNotFoundError:
+                continue
 
 
 def test_quixo_marks_off_the_faces_middle_are_read() -> None:

@@ -1,0 +1,67 @@
+"""Quixo's marks against the face right beside them (vision.pieces.QuixoReader), on
+synthetic cube faces: a glare's veil, wood grain and a shadow's edge."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from tavola.vision.pieces import QuixoReader
+
+Faces = npt.NDArray[np.float32]
+
+
+def _faces(light: npt.NDArray[np.float64]) -> Faces:
+    """Every cell of the board with the same top face: Lab blocks (cells, px, px, 3)."""
+    reader = QuixoReader()
+    out = np.zeros((len(reader.cells), reader.px, reader.px, 3), np.float32)
+    out[..., 0] = light
+    return out
+
+
+def _uv() -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    b = QuixoReader().blocks
+    return b.u, b.v
+
+
+def _o(face: float, step: float) -> npt.NDArray[np.float64]:
+    u, v = _uv()
+    return np.where(np.abs(np.hypot(u, v) - 0.24) < 0.04, face - step, face)
+
+
+def _x(face: float, step: float) -> npt.NDArray[np.float64]:
+    u, v = _uv()
+    arm = (np.minimum(np.abs(u - v), np.abs(u + v)) / np.sqrt(2) < 0.045) & (np.abs(u) < 0.2)
+    return np.where(arm & (np.abs(v) < 0.2), face - step, face)
+
+
+def _read(light: npt.NDArray[np.float64]) -> set[str]:
+    tokens, _ = QuixoReader().decide([_faces(light)])
+    return set(tokens)
+
+
+def test_marks_veiled_to_a_faint_step_on_a_face_at_the_ceiling_are_read() -> None:
+    # A lamp's reflection on a glossy top clips the face at the sensor's ceiling and lifts
+    # the ink near it: the mark is only 8 L darker than the face.
+    assert _read(_o(93.0, 8.0)) == {"O"}
+    assert _read(_x(93.0, 8.0)) == {"X"}
+
+
+def test_plain_marks_are_read() -> None:
+    assert _read(_o(85.0, 45.0)) == {"O"}
+    assert _read(_x(85.0, 45.0)) == {"X"}
+
+
+def test_wood_grain_is_no_mark() -> None:
+    # A light wooden cube's grain: stripes some 8 L from light to dark every few pixels,
+    # as deep as a veiled mark, but over the whole face (its texture).
+    _, v = _uv()
+    for period in (0.2, 0.3):
+        assert _read(85.0 + 4.0 * np.sin(2 * np.pi * v / period)) == {"."}, period
+
+
+def test_a_shadow_or_a_glares_edge_across_the_face_is_no_mark() -> None:
+    # Dark on one side only: the face beside the dark half is not lighter on both sides.
+    u, v = _uv()
+    assert _read(np.where(u + 0.3 * v < 0.02, 55.0, 90.0)) == {"."}
+    assert _read(75.0 + 25.0 * (u + 0.5)) == {"."}  # a glare's gradient
