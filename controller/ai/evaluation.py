@@ -17,7 +17,10 @@ games' public extras). Each is written from the game's strategy:
   one, who holds the last block (the second block wins a full board);
 - sequence-kids: lines of four still open for each colour, free corners, dragons and
   unicorns in the hand of the player to move (never an opponent's hand);
-- quinque: lines of five across tiles still open, backpacks left.
+- quinque: lines of five across tiles still open (those on tiles that cannot move weigh
+  more), the completions each side threatens and whether the other can still stop them
+  all with a backpack and a tile move, backpacks held in reserve
+  (:mod:`tavola.ai.quinque_lines`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from tavola.ai.quinque_lines import evaluate as _quinque
 from tavola.ai.quinque_lines import wins_in_one as _quinque_wins_in_one
 from tavola.ai.quixo_lines import evaluate as _quixo
 from tavola.ai.quixo_lines import wins_in_one as _quixo_wins_in_one
@@ -36,6 +40,9 @@ WIN = 1_000_000  # a won game; minus the plies it takes, so sooner is better
 # How much worse than an even game a Quixo cycle is for the searching side (hundredths of
 # a man; an open four weighs 60): an even, quiet position is no reason to repeat.
 QUIXO_CONTEMPT = 40
+# The same for a Quinque position met again (a four weighs 40): shuffling tiles while
+# backpacks are in hand only puts off the game.
+QUINQUE_CONTEMPT = 40
 Evaluator = Callable[[Game[Any]], int]
 
 
@@ -350,39 +357,6 @@ def _windows_at(cells: int, windows: tuple[tuple[int, ...], ...]) -> list[list[t
     return found
 
 
-# ----------------------------------------------------------------------------- quinque
-_QUINQUE_LINE = (0, 1, 4, 12, 40, 100, 100, 100, 100, 100, 100)
-
-
-def _quinque(game: Game[Any]) -> int:
-    me = game.current_player
-    own_token = ("R", "O")[me]
-    length = game.options["line_length"]
-    cells: dict[tuple[int, int], str] = {}
-    for name, token in game.view().items():
-        sx, _, sy = name.partition(",")
-        cells[(int(sx), int(sy))] = token
-    score = 0
-    for x, y in cells:
-        for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
-            own = opp = 0
-            for k in range(length):
-                t = cells.get((x + k * dx, y + k * dy))
-                if t is None:
-                    break
-                if t == own_token:
-                    own += 1
-                elif t != ".":
-                    opp += 1
-            else:
-                if not opp:
-                    score += _QUINQUE_LINE[own]
-                elif not own:
-                    score -= _QUINQUE_LINE[opp]
-    left: list[int] = game.left  # type: ignore[attr-defined]
-    return score + 2 * (left[me] - left[1 - me])
-
-
 # ----------------------------------------------------------------------------- keys
 def _key_from_game(game: Game[Any]) -> Hashable | None:
     return game.position_key()
@@ -419,8 +393,11 @@ KNOWLEDGE: dict[str, Knowledge] = {
     "sequence-kids": Knowledge(
         _sequence, _no_key, _teams, hidden=True, action_scores=sequence_action_scores
     ),
+    # Contempt: without it strongest and greedy moved the same tiles back and forth
+    # with backpacks in hand, each breaking the other's lines, to the bench's ply cap.
     "quinque": Knowledge(_quinque, _quinque_key, _two_sides, free_continuation=False,
-                         wins_in_one=_quinque_wins_in_one, threat_extension=False),
+                         wins_in_one=_quinque_wins_in_one, threat_extension=False,
+                         repetition_score=-QUINQUE_CONTEMPT),
 }
 
 

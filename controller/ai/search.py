@@ -112,6 +112,7 @@ class AlphaBeta:
     _seen: set[Hashable] = field(default_factory=set)
     _repetition: int | None = None
     _root_side: int = 0
+    _partial: list[ScoredTurn] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # Knowledge loaded from an older revision (the strength bench's A/B) has no field.
@@ -149,6 +150,8 @@ class AlphaBeta:
             try:
                 ranked = self._root(ranked, depth, max(1, count), margin)
             except OutOfBudget:
+                if self._partial and not self.knowledge.free_continuation:
+                    ranked = self._merge(ranked, self._partial)
                 break
             done = depth
             if ranked[0].wins or (ranked[0].score < -WIN // 2 and len(ranked) == 1):
@@ -159,6 +162,21 @@ class AlphaBeta:
             ranked = [self._complete(r) for r in ranked[:count]] + ranked[count:]
         elapsed = clock() - start if clock and start is not None else None
         return SearchResult(ranked, done, self.nodes, elapsed)
+
+    @staticmethod
+    def _merge(ranked: list[ScoredTurn], partial: list[ScoredTurn]) -> list[ScoredTurn]:
+        """The turns an iteration cut by the budget finished, best first, ahead of the
+        others (which it would have searched later: the last iteration ranked them lower).
+
+        Where the root ranks first actions (Quinque), one iteration more is the rest of
+        the turn: a position after the whole turn, which the evaluation reads far better
+        than one in the middle of it, so the turns it reached are worth keeping. The
+        others keep their order, their scores capped at the worst finished one's."""
+        done = {s.turn for s in partial}
+        floor = min(s.score for s in partial)
+        rest = [ScoredTurn(r.turn, min(r.score, floor), r.text) for r in ranked
+                if r.turn not in done]
+        return sorted(partial, key=lambda s: -s.score) + rest
 
     def _complete(self, item: ScoredTurn) -> ScoredTurn:
         """The rest of the turn that ``item`` begins: the table's best replies of the
@@ -211,6 +229,7 @@ class AlphaBeta:
         side = self.knowledge.side
         me = side(game, game.current_player)
         scored: list[ScoredTurn] = []
+        self._partial = scored  # what this iteration finished, should the budget cut it
         for item in ranked:
             for move in item.turn:
                 game.push(move)

@@ -221,3 +221,20 @@ def test_sequence_blocks_the_opponents_three_even_on_a_small_budget() -> None:
     blocked = sum(hint(game, "beginner", nodes=300, seed=seed, count=1)[0].text == "ostrich@d1"
                   for seed in range(8))
     assert blocked >= 6
+
+
+def test_quinque_keeps_the_whole_turns_a_cut_iteration_finished() -> None:
+    """Quinque's root ranks first actions; an iteration the budget cuts has searched some
+    of them to the end of the turn, and those lead the ranking, best first; the others
+    follow in their old order with scores no better than the worst finished one."""
+    game = new_game("quinque")
+    game.apply(game.parse_move("m 0,0"))
+    search = AlphaBeta(game.copy(), knowledge(game), Budget(nodes=60))
+    result = search.run(1)
+    assert result.depth == 1  # the second iteration was cut
+    finished = {s.turn[:1] for s in search._partial}
+    assert finished and len(finished) < len(result.ranked)
+    head = result.ranked[: len(finished)]
+    assert {s.turn[:1] for s in head} == finished
+    assert [s.score for s in head] == sorted((s.score for s in search._partial), reverse=True)
+    assert all(s.score <= head[-1].score for s in result.ranked[len(finished):])

@@ -136,3 +136,79 @@ def test_quinque_a_backpack_that_completes_five_is_seen_without_playing_it() -> 
                 seen[expected] += 1
             game.apply(rng.choice(game.legal_moves()))
     assert seen[True] >= 20 and seen[False] >= 200, seen
+
+
+def _quinque_chain(backpacks: dict[str, str], player: int = 0) -> Any:
+    """Six tiles in a row, tiles -1,0 to 4,0: the four in the middle hold the row
+    together and cannot move; the two at the ends can."""
+    game = new_game("quinque")
+    game.set_position({"tiles": [f"{x},0" for x in range(-1, 5)], "backpacks": backpacks,
+                       "player": player, "phase": "first"})
+    return game
+
+
+def test_quinque_tiles_that_cannot_move() -> None:
+    from tavola.ai.quinque_lines import fixed_tiles
+
+    chain = frozenset((x, 0) for x in range(-1, 5))
+    assert fixed_tiles(chain) == {(0, 0), (1, 0), (2, 0), (3, 0)}
+    square = frozenset((x, y) for x in range(3) for y in range(3))
+    assert fixed_tiles(square) == {(1, 1)}  # closed on four sides
+    assert fixed_tiles(frozenset({(0, 0)})) == {(0, 0)}  # a lone tile
+
+
+def _quinque_cross(backpacks: dict[str, str], player: int = 0) -> Any:
+    """A row of tiles -1,0 to 3,0 and a column 1,1 to 1,4 on it: every tile but the
+    three ends holds the cluster together and cannot move."""
+    tiles = [f"{x},0" for x in range(-1, 4)] + [f"1,{y}" for y in range(1, 5)]
+    game = new_game("quinque")
+    game.set_position({"tiles": tiles, "backpacks": backpacks, "player": player,
+                       "phase": "first"})
+    return game
+
+
+def test_quinque_two_fours_on_fixed_tiles_cannot_be_stopped() -> None:
+    """Orange's fours 0,0-3,0 (fifth 4,0) and 2,2-2,5 (fifth 2,6, or 2,1) lie on tiles that
+    cannot move and share none: a backpack blocks one, and one tile move, or two (the
+    first freeing a tile for the second), never break the other. The evaluation says so,
+    and every turn Red can play indeed leaves Orange a completion."""
+    from tavola.ai.quinque_lines import UNSTOPPABLE, wins_in_one
+
+    fours = {f"{x},0": "O" for x in range(0, 4)} | {f"2,{y}": "O" for y in range(2, 6)}
+    game = _quinque_cross(fours | {"-1,0": "R", "3,2": "R", "0,1": "R"})
+    assert evaluate(game) <= -UNSTOPPABLE // 2
+    for first in game.legal_moves():
+        game.push(first)
+        for second in game.legal_moves():
+            game.push(second)
+            assert game.outcome() is not None or wins_in_one(game), (first, second)
+            game.undo()
+        game.undo()
+
+
+def test_quinque_one_four_on_fixed_tiles_is_stopped_by_two_moves() -> None:
+    """Orange's open four 1,0-4,0 on a row of tiles: both ends are on tiles holding the
+    row together, but a move of the end tile frees the next one, and moving that breaks
+    the four. A threat, not a lost game."""
+    from tavola.ai.quinque_lines import UNSTOPPABLE
+
+    four = {f"{x},0": "O" for x in range(1, 5)} | {"1,1": "R", "3,1": "R"}
+    assert -UNSTOPPABLE // 2 < evaluate(_quinque_chain(four)) < 0
+
+
+def test_quinque_a_four_on_tiles_that_move_can_be_stopped() -> None:
+    """The same four with one end on a tile that can move (tile -1,0): a backpack on the
+    fixed end and that tile moved away stop it, so it is a threat, not a lost game."""
+    from tavola.ai.quinque_lines import UNSTOPPABLE
+
+    four = {f"{x},0": "O" for x in range(0, 4)} | {"1,1": "R", "3,1": "R"}
+    assert -UNSTOPPABLE // 2 < evaluate(_quinque_chain(four)) < 0
+
+
+def test_quinque_the_search_makes_two_fours_nobody_stops() -> None:
+    """Red's 0,0 1,0 3,0 and 2,2-2,4 on fixed tiles: a backpack on 2,0 makes two fours at
+    once (fifths 4,0 and 2,1), which Orange cannot both stop: a win next turn."""
+    lines = {"0,0": "R", "1,0": "R", "3,0": "R"} | {f"2,{y}": "R" for y in range(2, 5)}
+    position = _quinque_cross(lines | {"-1,0": "O", "3,2": "O", "0,1": "O"})
+    best = hint(position, "strongest", count=1)[0]
+    assert best.text.startswith("m 2,0") and best.score > 2000, best
