@@ -130,17 +130,24 @@ def test_a_highlight_across_a_white_mans_top_is_no_lamps_blob() -> None:
     assert cells["d1"] == ""
 
 
+def _morris_area(colour: tuple[float, float, float]) -> tuple[
+        MorrisReader, npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float32]]:
+    """A morris reader, the x and y (in cells) of each pixel of its top-down area, and the
+    area filled with ``colour`` (BGR)."""
+    reader = MorrisReader()
+    size = 7 * reader.px
+    y, x = (np.mgrid[0:size, 0:size] + 0.5) / reader.px
+    area = np.empty((size, size, 3), np.float32)
+    area[:] = colour
+    return reader, x, y, area
+
+
 def test_men_on_a_board_veiled_to_white_are_read_by_their_outline() -> None:
     # A veil of reflected light leaves the board light and colourless (L 88): a glossy
     # black man mirroring a bluish room (L 80, b -12) steps little from it, a white man
     # (L 97) too; each disc steps all around its rim. A soft shadow on a bare point
     # darkens one side of it only.
-    reader = MorrisReader()
-    px = reader.px
-    size = 7 * px
-    y, x = (np.mgrid[0:size, 0:size] + 0.5) / px
-    area = np.empty((size, size, 3), np.float32)
-    area[:] = (214.0, 218.0, 222.0)
+    reader, x, y, area = _morris_area((214.0, 218.0, 222.0))
     for cell, colour in (("a1", (222.0, 200.0, 185.0)), ("d2", (248.0, 248.0, 248.0))):
         f, r = reader.geometry.position(cell)
         disc = np.hypot(x - (f + 0.5), y - (7 - r - 0.5)) < 0.39
@@ -172,12 +179,7 @@ def test_lines_seen_through_a_veil_tell_a_man_from_a_bare_point() -> None:
     # A veil of light (60 % white) over a morris board: the lines keep 40 % of their step
     # from the wood. A white man on d2 hides his point's lines; on f2 a lamp's blob, as
     # white as a man by the colour cues, lets them show through (16 % of their step).
-    reader = MorrisReader()
-    px = reader.px
-    size = 7 * px
-    y, x = (np.mgrid[0:size, 0:size] + 0.5) / px
-    area = np.empty((size, size, 3), np.float32)
-    area[:] = (70.0, 140.0, 180.0)
+    reader, x, y, area = _morris_area((70.0, 140.0, 180.0))
     segments = [((0.5 + k, 0.5 + k), (6.5 - k, 0.5 + k)) for k in range(3)]
     segments += [((0.5 + k, 6.5 - k), (6.5 - k, 6.5 - k)) for k in range(3)]
     segments += [((0.5 + k, 0.5 + k), (0.5 + k, 6.5 - k)) for k in range(3)]
