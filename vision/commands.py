@@ -20,7 +20,7 @@ from pathlib import Path
 from .calibrate import Calibration
 from .calibrate import calibrate as measure
 from .classify import READERS, Reading, Recogniser
-from .detect import VisionError
+from .detect import WHERE, VisionError
 from .geometry import geometry_for
 from .source import CameraError, Image, read_image
 
@@ -62,12 +62,18 @@ def classify(image_path: PathLike, game: str, calibration_path: PathLike | None 
         raise VisionError(f"calibration {calibration_path} is for {calibration.game}, not "
                           f"{game}: use the game's own calibration, or none")
     reading = Recogniser(game, players=players, calibration=calibration).read(image)
+    missing = reading.fix.missing if reading.fix is not None else ()
     if as_json:
         return json.dumps({"cells": dict(reading.cells), "uncertain": sorted(reading.uncertain),
-                           "hand": reading.hand}, indent=1)
+                           "hand": reading.hand, "missing_markers": list(missing)}, indent=1)
     text = format_grid(game, reading)
     if reading.hand:
         text += "\n(a hand or arm is over the board: this reading may be wrong)"
+    if missing:
+        # The board was placed from the others; a user should know the picture is marginal.
+        named = "; ".join(f"{m} ({WHERE[m]})" for m in missing)
+        text += (f"\n(markers not seen: {named}; the board was placed from the others: keep"
+                 " all four in the picture and out of a lamp's reflection)")
     return text
 
 

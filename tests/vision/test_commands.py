@@ -184,3 +184,13 @@ def test_a_missing_picamera2_says_what_to_install() -> None:
             open_source("picamera2")
     else:  # pragma: no cover - on a Raspberry Pi
         pytest.skip("picamera2 is installed here")
+
+
+def test_classify_names_the_markers_it_did_not_see() -> None:
+    # quinque-088 (the 3D set): a reflection blows out marker 0, marker 1 is mostly above
+    # the frame; the other two place the board, and the user is told which are missing.
+    frame = Path(__file__).parent / "data3d" / "quinque-088.jpg"
+    assert json.loads(commands.classify(frame, "quinque", as_json=True))[
+        "missing_markers"] == [0, 1]
+    text = commands.classify(frame, "quinque")
+    assert "markers not seen: 0 (top left" in text and "1 (top right" in text
