@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from .detect import BoardTracker, Fix, Image, camera_matrix, marker_covered, warp_area
+from .detect import BLOWN, BoardTracker, Fix, Image, camera_matrix, marker_covered, warp_area
 from .geometry import BoardGeometry, geometry_for
 from .light import PAPER, Float, lab, white_balance
 from .pieces import ChipReader, DraughtsReader, MorrisReader, QuixoReader, Reader, TessereReader
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 __all__ = ["CONFIDENT", "READERS", "TOKENS", "Reading", "Recogniser", "as_seen"]
 
 CONFIDENT = 0.5  # a cell read with less confidence goes into Snapshot.uncertain
-GLARE_LEVEL = 248  # a pixel with every channel this bright is blown out
 GLARE_SHARE = 0.12  # ... and a cell this much blown out is doubted
 GLARE_CONFIDENCE = 0.3
 FOV = 62.0  # degrees: the Raspberry Pi camera module v2's horizontal field of view
@@ -173,7 +172,7 @@ class Recogniser:
         px = 8
         g = self.geometry
         area = warp_area(image, plane, (0.0, 0.0, float(g.files), float(g.ranks)), px)
-        clipped = cv2.inRange(area, (GLARE_LEVEL,) * 3, (255, 255, 255))
+        clipped = cv2.inRange(area, (BLOWN,) * 3, (255, 255, 255))
         blocks = clipped.reshape(g.ranks, px, g.files, px).mean(axis=(1, 3)) / 255.0
         out = []
         for cell in self.cells:
@@ -228,7 +227,7 @@ class Recogniser:
         rect = (-outer, -outer, w + outer, h + outer)
         raw = warp_area(image, fix.homography, rect, RIM_PX)
         around = lab(white_balance(raw, rect, g, fix.paper))
-        clipped = np.all(raw >= GLARE_LEVEL, axis=2).astype(np.float32)
+        clipped = np.all(raw >= BLOWN, axis=2).astype(np.float32)
         o, i = round(outer * RIM_PX), round(inner * RIM_PX)
         ww, hh = w * RIM_PX, h * RIM_PX
         colours, glare = [], []

@@ -483,7 +483,7 @@ def _module_centres(geometry: BoardGeometry, marker: int) -> npt.NDArray[np.floa
 COVER_LIGHT = 200.0  # a hidden marker's patch darker than this on average,
 COVER_BLOWN = 0.3  # less than this share of it blown out,
 COVER_SMOOTH = 30.0  # and varying less than this (grey levels, std) is covered
-BLOWN = 248  # a pixel with every channel this bright is at the sensor's ceiling
+BLOWN = 248  # a pixel with every channel this bright is at the sensor's ceiling (blown out)
 
 
 def _hidden_by(image: Image, homography: Matrix, geometry: BoardGeometry,
@@ -496,9 +496,10 @@ def _hidden_by(image: Image, homography: Matrix, geometry: BoardGeometry,
     if not np.all(_inside(image, centres, 1.0)):
         return "edge"
     patch = _marker_patch(image, homography, geometry, marker)
-    blown = float(np.mean(np.all(patch >= BLOWN, axis=-1))) if patch.ndim == 3 else float(
-        np.mean(patch >= BLOWN))
-    grey = patch.mean(axis=-1) if patch.ndim == 3 else patch
+    if patch.ndim == 2:  # a grey frame
+        patch = patch[:, :, None]
+    blown = float(np.mean(np.all(patch >= BLOWN, axis=-1)))
+    grey = patch.mean(axis=-1)
     if float(grey.mean()) >= COVER_LIGHT or blown >= COVER_BLOWN:
         return "glare"
     return "cover" if float(grey.std()) < COVER_SMOOTH else ""
