@@ -86,6 +86,7 @@ from tavola.tray import tray_reading, tray_slots
 
 Policy = Literal["teaching", "arbiter"]
 POLICIES: tuple[str, ...] = ("teaching", "arbiter")
+WHY_CELLS = 8  # cells an illegal position's reason names, at most
 
 
 class StartupError(ValueError):
@@ -806,9 +807,14 @@ class Session:
         expected = self.inference.expectations(self.game).current
         sensed = self._sensed or {}
         parts = []
-        for cell in sorted(cells):
+        ordered = sorted(cells)
+        for cell in ordered[:WHY_CELLS]:
             want, got = expected.get(cell, ""), sensed.get(cell, "")
             parts.append(f"{cell} should be {want or 'empty'}, reads {got or 'empty'}")
+        if len(ordered) > WHY_CELLS:
+            # A whole board misplaced (a camera on the wrong game) names fifty cells: a line
+            # a person can read names a few; the entry's ``sensed`` keeps every one.
+            parts.append(f"and {len(ordered) - WHY_CELLS} more cells")
         return "; ".join(parts) or "the board does not match"
 
     def _clock_events(self, events: list[Any], now: float, wall: float) -> Effects:

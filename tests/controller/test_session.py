@@ -94,6 +94,21 @@ def test_no_hints_when_switched_off() -> None:
     assert WHITE not in (fx.frame or ())
 
 
+def test_an_illegal_positions_reason_names_a_few_cells_and_counts_the_rest() -> None:
+    # A camera pointed at another game reads a whole board wrong: the reason a person reads
+    # names eight cells and counts the others; the entry's sensed cells keep them all.
+    s = morris_session()
+    s.start(0.0, 0.0)
+    cells = ["a1", "a4", "a7", "b2", "b4", "b6", "c3", "c4", "c5", "d1", "d2", "d3"]
+    s.on_snapshot(reading(s.game, **dict.fromkeys(cells, "#")), 1.0, 1.0)
+    fx = s.tick(4.0, 4.0)
+    illegal = fx.journal[0]
+    assert isinstance(illegal, IllegalEntry)
+    assert illegal.reason.count("should be") == 8
+    assert illegal.reason.endswith("and 4 more cells")
+    assert sorted(illegal.sensed) == cells
+
+
 def test_an_illegal_position_blinks_red_is_recorded_once_and_recovers() -> None:
     s = morris_session()
     s.start(0.0, 0.0)
