@@ -44,7 +44,11 @@ class DiscReader(Reader):
     - a white man is white all over its top and neutral or cream, as the paper is under
       the same light; a glossy black top mirrors the room: bluish, or blown out by the
       lamp's highlight in part and grey in the rest (a white man in a shadow is dimmer
-      all over, and stays lighter than its cell).
+      all over, and stays lighter than its cell);
+    - under a lamp's veil a glossy black top mirroring the room is bluer than paper and
+      bluer than the wood just outside its rim all around; the veiled wood is the lamp's
+      light over yellow wood, never bluer than paper, and a veil's edge or a shadow steps
+      in some directions only.
     """
 
     height = 0.15  # a disc's top
@@ -66,6 +70,10 @@ class DiscReader(Reader):
     # bare cell's two rings differ by 7 at most on the 3D set, by sensor noise and grain).
     EDGE = 8.0
     BLUE = 4.0  # a top this much bluer than paper (b below -BLUE) is a glossy black one
+    # Just inside a man's rim this much bluer (b) than just outside it, in three directions
+    # of four: a top mirroring the room over veiled wood (a bare cell's rings differ by 2
+    # at most in b, alike in every direction).
+    BLUE_RIM = 3.0
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -129,7 +137,7 @@ class DiscReader(Reader):
         white = np.minimum(middle[:, 0] - self.WHITE, middle[:, 0] - bare[:, 0] - self.WHITE_STEP)
         sectors = np.stack([np.median(blocks[:, m, 0], axis=1) for m in self._sectors], axis=1)
         top, low = sectors.max(axis=1), sectors.min(axis=1)
-        outline = self._outline(blocks)
+        outline, bluer_rim = self._outline(blocks)
         # (A man's outline all around the middle is no reflection's edge across it.)
         cut = np.minimum.reduce([top - self.BLOWN, top - low - self.CUT,
                                  bare[:, 0] + self.CUT_BARE - low, self.EDGE - outline])
@@ -165,6 +173,12 @@ class DiscReader(Reader):
                 light = middle[i, 0] - self.WHITE
                 tokens[i] = "W" if light > 0 else "B"
                 confidence[i] = float(min(np.clip(grey[i], 0, 1), np.clip(abs(light) / 5, 0, 1)))
+            elif -self.BLUE - middle[i, 2] > 0 and bluer_rim[i] > self.BLUE_RIM:
+                # A glossy black top mirroring the room on wood a veil paled: bluish, and
+                # bluer than the wood all around its rim.
+                tokens[i] = "B"
+                confidence[i] = float(min(np.clip((-self.BLUE - middle[i, 2]) / 5, 0, 1),
+                                          np.clip((bluer_rim[i] - self.BLUE_RIM) / 5, 0, 1)))
             elif outline[i] > self.EDGE and chroma_bare[i] < self.WOOD_CHROMA:
                 # A veil took the cell's colour (the grey cue is blind), not a man's rim.
                 tokens[i] = "B" if dimmer[i] > 0 else "W"
@@ -172,11 +186,12 @@ class DiscReader(Reader):
                                           np.clip(abs(dimmer[i]) / 5, 0, 1)))
         return tokens, confidence, dimmer.astype(np.float64)
 
-    def _outline(self, blocks: Float) -> npt.NDArray[np.float64]:
+    def _outline(self, blocks: Float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """How clearly each cell shows a man's outline: the colour step (Lab distance) from
         just inside a man's rim to just outside it that holds in three directions of four.
         A flat blob of light or a shadow steps in some directions only; lines through a
-        point cross both rings alike."""
+        point cross both rings alike. Also how much bluer (b) the inside is than the
+        outside in three directions of four."""
         # Each sector's mean colour, all at once (a man's top and the wood are even).
         n, size = len(blocks), len(self._ring_size)
         index = (np.arange(n)[:, None] * size + self._ring_label[None]).ravel()
@@ -185,8 +200,10 @@ class DiscReader(Reader):
                           for c in range(3)], axis=2) / self._ring_size[None, :, None]
         inside, outside = np.split(means[:, :-1], 2, axis=1)
         step = np.linalg.norm(inside - outside, axis=2)
-        out: npt.NDArray[np.float64] = np.percentile(step, 25, axis=1).astype(np.float64)
-        return out
+        outline: npt.NDArray[np.float64] = np.percentile(step, 25, axis=1).astype(np.float64)
+        bluer: npt.NDArray[np.float64] = np.percentile(
+            outside[..., 2] - inside[..., 2], 25, axis=1).astype(np.float64)
+        return outline, bluer
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
         blocks = self.cut(tops)[0]

@@ -3,11 +3,12 @@ that hold where the disc's step from its bare cell shrinks (vision.discs.DiscRea
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
 from tavola.vision.classify import Recogniser
-from tavola.vision.discs import MorrisReader
+from tavola.vision.discs import DraughtsReader, MorrisReader
 from tavola.vision.render import Conditions, render
 from tests.vision.test_data3d import read_frame
 
@@ -213,3 +214,39 @@ def test_a_white_man_in_a_deep_shadow_found_by_his_lines_is_white() -> None:
                             noise=3.5, blur=1.31, jpeg=57, seed=1465585974, azimuth=-60.86)
     reading = Recogniser("morris").read(render("morris", cells, conditions).image)
     assert reading.cells["f4"] == "W"
+
+
+def _veiled_draughts(disc: tuple[float, float, float] | None,
+                     half: tuple[float, float, float] | None = None) -> dict[str, str]:
+    """A draughts area veiled by a lamp's reflection to a light, nearly colourless wood
+    (Lab 86, 1, 0), read by a :class:`DraughtsReader`: a disc of colour ``disc`` (BGR) on
+    d4, or the right half of d4 (and of the board) in colour ``half``; camera blur."""
+    reader = DraughtsReader()
+    size = 8 * reader.px
+    y, x = (np.mgrid[0:size, 0:size] + 0.5) / reader.px
+    area = np.empty((size, size, 3), np.float32)
+    area[:] = (215.0, 214.0, 217.0)
+    f, r = reader.geometry.position("d4")
+    if disc is not None:
+        area[np.hypot(x - (f + 0.5), y - (8 - r - 0.5)) < 0.39] = disc
+    if half is not None:
+        area[x > f + 0.5] = half
+    area = cv2.GaussianBlur(area, (0, 0), 1.5)
+    cells, _ = reader.read([area, area])  # the men's plane and the kings'
+    return cells
+
+
+def test_a_glossy_black_man_bluer_than_veiled_wood_all_around_is_black() -> None:
+    # draughts-038 e1, 065 d8, 080 a5 and f6: a lamp's veil pales the dark squares to
+    # L 80-88 with little colour; a glossy black top there mirrors the bluish room (b -5
+    # to -10), as light as the wood and too soft-edged for the outline cue. It is bluer
+    # than paper and than the wood just outside its rim all around.
+    bluish = (220.0, 210.0, 203.0)  # Lab 84, -0.5, -5.5
+    cells = _veiled_draughts(bluish)
+    assert cells["d4"] == "B" and sum(map(bool, cells.values())) == 1
+    # Bluish light on bare wood (the sky mirrored by the varnish over half of the board)
+    # steps at its edge in some directions only: no man.
+    assert not any(_veiled_draughts(None, half=bluish).values())
+    for name, cell in (("draughts-065", "d8"), ("draughts-080", "a5")):
+        truth, read = read_frame(name)
+        assert read[cell] == truth[cell] == "B", (name, cell)
