@@ -231,8 +231,8 @@ def _veiled_draughts(disc: tuple[float, float, float] | None,
         area[np.hypot(x - (f + 0.5), y - (8 - r - 0.5)) < 0.39] = disc
     if half is not None:
         area[x > f + 0.5] = half
-    area = cv2.GaussianBlur(area, (0, 0), 1.5)
-    cells, _ = reader.read([area, area])  # the men's plane and the kings'
+    blurred = np.asarray(cv2.GaussianBlur(area, (0, 0), 1.5), np.float32)
+    cells, _ = reader.read([blurred, blurred])  # the men's plane and the kings'
     return cells
 
 
