@@ -523,9 +523,9 @@ class Draughts(Game[DraughtsMove]):
             self._moves()  # "no legal action" is an outcome too
         return self._result
 
-    def _legal_moves(self) -> list[DraughtsMove]:
+    def _legal_moves(self) -> tuple[DraughtsMove, ...]:
         moves = self._next  # generated already: the base asks _outcome first
-        return list(self._moves() if moves is None else moves)
+        return self._moves() if moves is None else moves
 
     def _moves(self) -> tuple[DraughtsMove, ...]:
         """The legal actions; generated on first use, and the game lost without any."""

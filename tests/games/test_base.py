@@ -125,7 +125,7 @@ def test_bad_params_are_named(params: dict[str, Any], message: str) -> None:
 def test_atomic_actions_keep_the_player_until_the_turn_ends() -> None:
     g = Race()
     g.apply(TWO)
-    assert g.current_player == 0 and g.legal_moves() == [BANK]
+    assert g.current_player == 0 and g.legal_moves() == (BANK,)
     g.apply(g.parse_move("bank"))
     assert g.current_player == 1 and [str(m) for m in g.history] == ["+2", "bank"]
 
@@ -149,9 +149,9 @@ def test_undo_restores_position_legal_moves_and_outcome() -> None:
     g = Race(goal=2)
     g.apply(TWO)
     g.apply(BANK)
-    assert g.outcome() == Outcome(0, Reason.LINE) and g.legal_moves() == []
+    assert g.outcome() == Outcome(0, Reason.LINE) and g.legal_moves() == ()
     assert g.undo() == BANK
-    assert g.outcome() is None and g.legal_moves() == [BANK]
+    assert g.outcome() is None and g.legal_moves() == (BANK,)
     g.undo()
     assert g.to_dict() == Race(goal=2).to_dict()
     with pytest.raises(IndexError):
@@ -214,7 +214,7 @@ def test_set_position_becomes_the_start_and_round_trips() -> None:
 def test_adjudication_and_time_out() -> None:
     g = Race()
     assert g.time_out(0) == Outcome(1, Reason.TIME)
-    assert g.outcome() == Outcome(1, Reason.TIME) and g.legal_moves() == []
+    assert g.outcome() == Outcome(1, Reason.TIME) and g.legal_moves() == ()
     with pytest.raises(IllegalMoveError, match="the game is over"):
         g.apply(ONE)
     again = Race.from_dict(g.to_dict())
