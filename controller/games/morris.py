@@ -453,7 +453,7 @@ class Morris(Game[MorrisMove]):
         key = men[0] | men[1] << 24 | nxt << 48 | hand[0] << 49 | hand[1] << 53
         keys = self._keys
         keys.append(key)  # _position_key, written out: the base leaves it to us
-        if not (freed & theirs or hand[nxt] or (self._flying and theirs.bit_count() <= 3)):
+        if not (hand[nxt] or freed & theirs or (self._flying and theirs.bit_count() <= 3)):
             # They slide and none of their men is next to the point just emptied: blocked
             # unless a point next to one of their men is empty (_next_to inlined).
             cw = ((theirs << 1) & 0xFEFEFE) | ((theirs >> 7) & 0x010101)
