@@ -831,16 +831,16 @@ class Draughts(Game[DraughtsMove]):
         if check_opponent and not board.count(MAN[1 - me]) + board.count(KING[1 - me]):
             self._result = Outcome(me, Reason.NO_PIECES)
             return
-        o = self.options
         if self._king_draws and N_SQUARES - board.count(EMPTY) <= 3:
+            o = self.options
             pieces = N_SQUARES - board.count(EMPTY)
             kings = (board.count(KING[0]), board.count(KING[1]))
             if pieces == 2 and kings == (1, 1) and o["draw_king_vs_king"]:
                 self._result = Outcome(None, Reason.KING_VS_KING)
-            elif pieces == 3 and sorted(kings) == [1, 2] and o["draw_king_vs_two_kings"]:
+                return
+            if pieces == 3 and sorted(kings) == [1, 2] and o["draw_king_vs_two_kings"]:
                 self._result = Outcome(None, Reason.KING_VS_TWO_KINGS)
-        if self._result is not None:
-            return
+                return
         quiet = self._quiet
         limit = self._king_moves_limit
         if limit and quiet >= 2 * limit:

@@ -189,6 +189,28 @@ _MEN_T: tuple[tuple[tuple[tuple[int, dict[int, tuple[MorrisMove, ...]]], ...], .
 )
 
 
+def _fly_table(i: int) -> tuple[tuple[tuple[MorrisMove, ...], ...], ...]:
+    """[ring][byte]: the flies from ``i`` to the points of that byte of a bitboard."""
+    flies = SHIFTS[i]
+    rings = []
+    for base in (0, 8, 16):
+        # Each byte's flies are those of the byte without its highest bit, and one more
+        # (one concatenation per tuple: the 18,432 tuples are built quickly at import).
+        table: list[tuple[MorrisMove, ...]] = [()]
+        for byte in range(1, 256):
+            high = byte.bit_length() - 1
+            fly = flies[base + high]
+            table.append(table[byte ^ 1 << high] + ((fly,) if fly is not None else ()))
+        rings.append(tuple(table))
+    return tuple(rings)
+
+
+# _FLIES_T[ring][byte]: _fly_table(i) for each man i of that byte of a bitboard.
+_FLIES_T: tuple[tuple[tuple[Any, ...], ...], ...] = _by_byte(
+    tuple(_fly_table(i) for i in range(24))
+)
+
+
 def _ring_mill_points(byte: int) -> int:
     """The points of one ring (a byte) that lie in a mill of that ring."""
     out = 0
@@ -381,16 +403,17 @@ class Morris(Game[MorrisMove]):
             t = _PLACE_T
             return t[0][empty & 255] + t[1][(empty >> 8) & 255] + t[2][empty >> 16]
         own = men[me]
-        out: list[MorrisMove] = []
+        out: tuple[MorrisMove, ...] = ()
         if self._flying and own.bit_count() <= 3:
-            targets = _indices(empty)
-            for i in _indices(own):
-                out += map(SHIFTS[i].__getitem__, targets)  # type: ignore[arg-type]
-            return tuple(out)
+            e0, e1, e2 = empty & 255, (empty >> 8) & 255, empty >> 16
+            t = _FLIES_T
+            for flies in t[0][own & 255] + t[1][(own >> 8) & 255] + t[2][own >> 16]:
+                out += flies[0][e0] + flies[1][e1] + flies[2][e2]
+            return out
         t = _MEN_T
         for adjacent, slides in t[0][own & 255] + t[1][(own >> 8) & 255] + t[2][own >> 16]:
             out += slides[adjacent & empty]
-        return tuple(out)
+        return out
 
     def _apply(self, move: MorrisMove) -> None:
         me = self._turn
