@@ -145,6 +145,18 @@ def test_equal_but_not_identical_moves_are_legal() -> None:
     assert g.total == 1
 
 
+def test_legal_moves_is_one_tuple_per_position_handed_out_as_it_is() -> None:
+    g = Race(back=True)  # the hook returns a list: the base keeps it as a tuple
+    moves = g.legal_moves()
+    assert moves == (ONE, TWO) and g.legal_moves() is moves
+    g.apply(moves[0])
+    after = g.legal_moves()
+    assert after is not moves
+    assert after == (ONE, TWO, BACK)
+    g.undo()
+    assert g.legal_moves() is moves  # the position's own tuple comes back with it
+
+
 def test_undo_restores_position_legal_moves_and_outcome() -> None:
     g = Race(goal=2)
     g.apply(TWO)
