@@ -10,7 +10,7 @@ detected against. For each frame it
    at each corner of the board; the gain is interpolated across it (a gradient included);
 3. warps the playing area seen at the height of the pieces' tops to a small top-down image
    (``px`` pixels per cell; a Quixo cube's top is almost a cell above the board);
-4. classifies every cell with the game's reader (:mod:`vision.pieces`, :mod:`vision.tiles`),
+4. classifies every cell with the game's reader (:mod:`vision.pieces` lists them),
    each cell with a confidence (0-1);
 5. looks at the rim of the board around the playing area: an arm reaching over the board
    crosses it, so a rim that differs from the bare rim means a hand is in the picture.
@@ -29,10 +29,14 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from .chips import ChipReader
+from .cubes import QuixoReader
 from .detect import BLOWN, BoardTracker, Fix, Image, camera_matrix, marker_covered, warp_area
+from .discs import DraughtsReader, MorrisReader
 from .geometry import BoardGeometry, geometry_for
 from .light import PAPER, Float, lab, white_balance
-from .pieces import ChipReader, DraughtsReader, MorrisReader, QuixoReader, Reader, TessereReader
+from .pieces import Reader
+from .tesserae import TessereReader
 from .tiles import QuinqueReader
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""Reading rendered positions of every game (vision/classify.py, pieces.py, tiles.py)."""
+"""Reading rendered positions of every game (vision/classify.py and its readers)."""
 
 from __future__ import annotations
 

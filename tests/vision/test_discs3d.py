@@ -1,5 +1,5 @@
 """Morris and draughts discs in the physically rendered set (tests/vision/data3d): the cues
-that hold where the disc's step from its bare cell shrinks (vision.pieces.DiscReader)."""
+that hold where the disc's step from its bare cell shrinks (vision.discs.DiscReader)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tavola.vision.classify import Recogniser
-from tavola.vision.pieces import MorrisReader
+from tavola.vision.discs import MorrisReader
 from tavola.vision.render import Conditions, render
 from tests.vision.test_data3d import read_frame
 

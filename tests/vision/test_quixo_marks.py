@@ -1,4 +1,4 @@
-"""Quixo's marks against the face right beside them (vision.pieces.QuixoReader), on
+"""Quixo's marks against the face right beside them (vision.cubes.QuixoReader), on
 synthetic cube faces: a glare's veil, wood grain and a shadow's edge."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from tavola.vision.pieces import QuixoReader
+from tavola.vision.cubes import QuixoReader
 
 Faces = npt.NDArray[np.float32]
 

@@ -12,8 +12,9 @@ import numpy as np
 import numpy.typing as npt
 
 from tavola.vision.appearance import CHIP, TESSERA, board_image, canvas_origin
+from tavola.vision.chips import ChipReader
 from tavola.vision.light import lab, shade_free
-from tavola.vision.pieces import ChipReader, TessereReader
+from tavola.vision.tesserae import TessereReader
 
 BOARD = (175, 212, 232)  # tessere's printed area (vision.appearance)
 WHITE = (235.0, 235.0, 235.0)  # white light after white balance: paper

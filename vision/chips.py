@@ -1,0 +1,137 @@
+"""sequence-kids (:class:`ChipReader`): a chip is a disc of one uniform colour; an animal
+picture is not. Eight sectors of a ring and the centre must agree, and their colour must be
+a chip colour. With a calibration, each cell's bare picture is known too."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from .light import Float
+from .pieces import Prototypes, Reader, ceiling_tint, cell_median
+
+__all__ = ["ChipReader"]
+
+
+class ChipReader(Reader):
+    """sequence-kids: R Y B G chips over busy animal pictures; the free corners are ''."""
+
+    game = "sequence-kids"
+    height = 0.06
+    COLOURS: ClassVar[dict[str, tuple[float, float, float]]] = {
+        "R": (45.0, 63.0, 43.0),
+        "Y": (83.0, -5.0, 80.0),
+        "B": (46.0, 10.0, -50.0),
+        "G": (58.0, -48.0, 45.0),
+    }
+    SPREAD: ClassVar[tuple[float, float, float]] = (20.0, 9.0, 9.0)
+    UNIFORM = 0.87  # the share of a cell's middle a chip's colour covers at least
+    NEAR = 4.8  # the largest distance (in spreads) of a chip's colour from its prototype
+    FREE = ("a1", "f1", "a7", "f7")
+    PALE_CHROMA = 25.0  # a uniform middle this colourful is a chip, however pale ...
+    HUE_MARGIN = 10.0  # ... if its hue is this much nearer one chip colour than the next
+    # A middle this colourful is a chip too (sensor noise and JPEG leave a white a chroma
+    # of 2-5), and this far from the colour of a spot blown out to the sensor's ceiling
+    # (white-balanced, that has a tint of its own) ...
+    FAINT_CHROMA = 8.0
+    FAINT_LIGHT = 75.0  # ... if this light (a veil of white light lightens what it pales) ...
+    FAINT_SHARE = 0.97  # ... and one colour over this much of it
+    # The lightness of a chip's middle parts varies only with the shading and a veil's
+    # gradient across it (20 at most in the 3D set); a picture's blobs differ by 50.
+    LIGHT_SPREAD = 30.0
+
+    def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
+                 start: Mapping[str, str] | None = None) -> None:
+        self.colours = Prototypes.of(self.COLOURS, self.SPREAD)
+        self.bare: dict[str, list[list[float]]] = {}  # cell -> bare picture's part colours
+        super().__init__(players, params, start)
+        b = self.blocks
+        self._parts = [b.ring(0.0, 0.09), *b.sectors(0.1, 0.25, 8)]
+        self._middle = b.ring(0.0, 0.25)
+
+    def features(self, blocks: Float) -> Float:
+        """(cells, 9 parts, Lab): the centre and eight sectors of a ring."""
+        out: Float = np.stack([cell_median(blocks, m) for m in self._parts], axis=1)
+        return out
+
+    def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
+        blocks = planes[0]
+        parts = self.features(blocks)
+        colour = np.median(parts, axis=1)
+        # A chip covers the whole middle of its cell in one colour; a picture's blobs do
+        # not (the largest covers about four fifths of it).
+        middle = blocks[:, self._middle, 1:]
+        share = (np.linalg.norm(middle - colour[:, None, 1:], axis=2) < 15.0).mean(axis=1)
+        names, conf = self.colours.classify(colour)
+        nearest = self.colours.distances(colour).min(axis=1)
+        # A lamp's reflection on a glossy chip adds white light: lighter and paler, but of
+        # the same hue. A uniform middle colourful enough is the chip of the nearest hue.
+        hue, clear = self._hue(colour)
+        chroma = np.hypot(colour[:, 1], colour[:, 2])
+        # Under a strong veil a chip keeps little chroma; it is still one colour all over
+        # its middle (a picture's blobs never cover it all), and lighter than it would be.
+        blown = np.linalg.norm(colour[:, 1:] - ceiling_tint(blocks), axis=1)
+        faint = ((np.minimum(chroma, blown) >= self.FAINT_CHROMA)
+                 & (colour[:, 0] >= self.FAINT_LIGHT) & (share >= self.FAINT_SHARE))
+        pale = clear & ((chroma >= self.PALE_CHROMA) | faint)
+        light = dict(zip(self.colours.names, self.colours.centres[:, 0], strict=True))
+        for i in map(int, np.nonzero(pale)[0]):
+            # Near no chip colour; or nearest one of another hue but darker: a veil lightens
+            # and pales a chip (a pale yellow comes nearer green than yellow) but keeps its hue.
+            veiled = hue[i] != names[i] and colour[i, 0] > light[names[i]]
+            if nearest[i] > self.NEAR or veiled:
+                names[i], nearest[i] = hue[i], min(float(nearest[i]), self.NEAR - 0.8)
+                conf[i] = min(float(conf[i]), 0.5)
+        # The share above compares colour only: a picture's dark and light blobs of one
+        # hue (navy and sky blue) pass it, but not this.
+        spread = np.ptp(parts[:, :, 0], axis=1)
+        tokens: list[str] = []
+        confidence = np.ones(len(blocks))
+        for i, cell in enumerate(self.cells):
+            if cell in self.FREE:
+                tokens.append("")
+                continue
+            evidence = min((share[i] - self.UNIFORM) / 0.04,  # > 0: one colour
+                           (self.NEAR - nearest[i]) / 0.8,  # > 0: a chip's colour
+                           (self.LIGHT_SPREAD - spread[i]) / 5.0)  # > 0: one lightness
+            if cell in self.bare:
+                same = np.linalg.norm(parts[i, :, 1:] - np.array(self.bare[cell])[:, 1:],
+                                      axis=1).mean()
+                evidence = min(evidence, (same - 10.0) / 5.0)
+            if evidence > 0:
+                tokens.append(names[i])
+                confidence[i] = min(float(conf[i]), float(np.clip(evidence, 0, 1)))
+            else:
+                tokens.append("")
+                confidence[i] = float(np.clip(-evidence, 0, 1))
+        return tokens, confidence
+
+    def _hue(self, colour: Float) -> tuple[list[str], npt.NDArray[np.bool_]]:
+        """The chip colour of the nearest hue for each Lab row, and whether that hue is
+        clear (``HUE_MARGIN`` nearer than the next chip colour's)."""
+        c = self.colours.centres
+        hues = np.degrees(np.arctan2(c[:, 2], c[:, 1]))
+        angle = np.degrees(np.arctan2(colour[:, 2], colour[:, 1]))
+        gap = np.abs((angle[:, None] - hues[None] + 180) % 360 - 180)
+        order = np.argsort(gap, axis=1)
+        rows = np.arange(len(colour))
+        clear: npt.NDArray[np.bool_] = gap[rows, order[:, 1]] - gap[rows, order[:, 0]] > (
+            self.HUE_MARGIN)
+        return [self.colours.names[i] for i in order[:, 0]], clear
+
+    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
+        blocks = self.cut(tops)[0]
+        parts = self.features(blocks)
+        colour = np.median(parts, axis=1)
+        labels = [truth.get(c, "") for c in self.cells]
+        self.colours = self.colours.fitted(colour, labels)
+        self.bare = {c: [[round(float(v), 2) for v in p] for p in parts[i]]
+                     for i, c in enumerate(self.cells) if not labels[i] and c not in self.FREE}
+        return {"colours": self.colours.to_dict(), "bare": self.bare}
+
+    def load(self, params: Mapping[str, Any]) -> None:
+        self.colours = Prototypes.from_dict(params["colours"])
+        self.bare = {c: v for c, v in dict(params.get("bare", {})).items()}
