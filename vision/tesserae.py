@@ -147,6 +147,11 @@ class TessereReader(Reader):
                     if colours != {"K"}:
                         confidence[i] = 0.0
                     tokens.append("K")
+                elif len(colours) == 3:
+                    # The set has no three-colour checker (RULES.md): three colours seen
+                    # are the four-colour one's, its fourth hidden or misread (doubted).
+                    tokens.append("RYGB")
+                    confidence[i] = min(float(confidence[i]), 0.3 * min(rest))
                 else:
                     tokens.append("".join(c for c in "RYGB" if c in colours))
             else:

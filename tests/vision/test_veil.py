@@ -130,6 +130,16 @@ def test_yellow_veiled_to_the_prints_colour_beside_one_tessera_is_yellow() -> No
     assert confidence[0] < 0.5
 
 
+def test_three_colours_seen_are_the_four_colour_checker() -> None:
+    # No checker has three colours (RULES.md): the fourth is blown out or misread.
+    white = (255, 255, 255)
+    reader = TessereReader()
+    tokens, confidence = read_tessere([tile_block(reader, [R, Y, G, white], 0.0),
+                                       tile_block(reader, [R, Y, G, G], 0.0)])
+    assert tokens == ["RYGB", "RYGB"]
+    assert max(confidence) < 0.5  # a colour is missing: doubted
+
+
 def test_the_tint_of_a_blown_out_spot_is_no_tessera() -> None:
     # Clipped white tinted greenish by the white balance's gains (chroma 7.6): a pale
     # green would look so, but it is the colour of the sensor's ceiling in this picture.
