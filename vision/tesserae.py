@@ -118,23 +118,27 @@ class TessereReader(Reader):
             else:
                 kinds[i][kinds[i] == "k"] = "K"
             pale = (kinds[i] == "board") & yellowish[i]
-            if colours_seen >= 2 and pale.any() and not any(k in "RGB" for k in kinds[i]):
+            clear = True
+            if colours_seen and pale.any() and not any(k in "RGB" for k in kinds[i]):
                 # Yellow tesserae alone prove a checker only if clearly more yellow than
                 # the print beside them (a warm light makes the print as yellow as a pale
                 # yellow tessera).
-                yellow = chroma[i][kinds[i] == "Y"].min() if "Y" in kinds[i] else 0.0
-                pale &= yellow >= chroma[i][pale].max() + self.YELLOWER
-            if colours_seen >= 2:
-                # Inside a checker there is no board: beside two tesserae, a quadrant read as
-                # the board's yellowish print is a yellow tessera paled by a veil.
+                yellow = chroma[i][kinds[i] == "Y"].min()
+                clear = bool(yellow >= chroma[i][pale].max() + self.YELLOWER)
+            # The bare board shows no tessera's colour (its print is a pale yellowish
+            # cream): one quadrant of a tessera's colour is a checker whose others a glare
+            # or a veil hides.
+            proof = colours_seen >= 1 and clear
+            if proof:
+                # Inside a checker there is no board: a quadrant read as the board's
+                # yellowish print is a yellow tessera paled by a veil.
                 kinds[i][pale] = "Y"
                 sure[i][pale] = self.VEILED_SURE
             tile = [k for k in kinds[i] if k not in ("board", "blown")]
             board = int((kinds[i] == "board").sum())
             # A blown-out quadrant hides what is under it: with no bare board in sight, the
             # tesserae that can be seen are the checker's (doubted, as a colour may hide).
-            if len(tile) >= 3 or (len(tile) == 2 and board == 0) or (
-                    board == 0 and colours_seen >= 1):
+            if proof or len(tile) >= 3 or (len(tile) == 2 and board == 0):
                 colours = set(tile)
                 rest = [s for k, s in zip(kinds[i], sure[i], strict=True) if k in colours]
                 # A quadrant not read as a tessera may hide a colour of the checker.
@@ -143,6 +147,11 @@ class TessereReader(Reader):
                     if colours != {"K"}:
                         confidence[i] = 0.0
                     tokens.append("K")
+                elif len(colours) == 3:
+                    # The set has no three-colour checker (RULES.md): three colours seen
+                    # are the four-colour one's, its fourth hidden or misread (doubted).
+                    tokens.append("RYGB")
+                    confidence[i] = min(float(confidence[i]), 0.3 * min(rest))
                 else:
                     tokens.append("".join(c for c in "RYGB" if c in colours))
             else:

@@ -25,7 +25,7 @@ games' public extras). Each is written from the game's strategy:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,9 +63,9 @@ class Knowledge:
     free_continuation: bool = True
     # Whether the legal actions of a position force an exchange that a static evaluation
     # would misjudge (a compulsory capture): the search goes on there past its depth.
-    forcing: Callable[[list[Any]], bool] | None = None
+    forcing: Callable[[Sequence[Any]], bool] | None = None
     # How urgent each action is, from the public board (MCTS: playouts and priors).
-    action_scores: Callable[[Game[Any], list[Any]], list[int]] | None = None
+    action_scores: Callable[[Game[Any], Sequence[Any]], list[int]] | None = None
     # Whether the player to move (True) or the other side (False: its threat) can win with
     # one action now, answered without playing the moves: the searcher then scores a node
     # won at once, and at the horizon answers a threat instead of standing pat on it.
@@ -186,7 +186,7 @@ def _draughts(game: Game[Any]) -> int:
     return score
 
 
-def _draughts_capture(moves: list[Any]) -> bool:
+def _draughts_capture(moves: Sequence[Any]) -> bool:
     """Every legal action captures (capturing is compulsory; a variant with huffing may
     leave a capture optional, and then the position is not forcing)."""
     return bool(moves) and all("x" in str(m) for m in moves)
@@ -295,7 +295,7 @@ _SEQ_BREAK = 3_000  # a dragon that breaks a line the opponent completes next tu
 _SEQ_SPEND = {"dragon": 30, "unicorn": 20}  # keep the wild cards for when they matter
 
 
-def sequence_action_scores(game: Game[Any], moves: list[Any]) -> list[int]:
+def sequence_action_scores(game: Game[Any], moves: Sequence[Any]) -> list[int]:
     """How urgent each of ``moves`` (one action of Sequence for Kids) is for the player to
     move, from the board alone: completing a line first, then filling the last cell of the
     opponent's three, a dragon breaking such a three, then growing one's own open lines and

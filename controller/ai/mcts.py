@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -154,7 +155,7 @@ class InformationSetMCTS:
         node = root
         path = [root]
         while game.outcome() is None:
-            moves = game.legal_moves()
+            moves: Sequence[Any] = game.legal_moves()
             if node is root and excluded:
                 moves = [m for m in moves if str(m) not in excluded] or moves
             texts = [str(m) for m in moves]
@@ -194,7 +195,7 @@ class InformationSetMCTS:
             if n.mover >= 0:
                 n.reward += rewards[side(game, n.mover)]
 
-    def _scores(self, game: Game[Any], moves: list[Any]) -> list[int]:
+    def _scores(self, game: Game[Any], moves: Sequence[Any]) -> list[int]:
         """The knowledge's urgency of each action, or all equal without one."""
         scores = self.knowledge.action_scores
         return scores(game, moves) if scores is not None else [0] * len(moves)

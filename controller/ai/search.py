@@ -104,7 +104,7 @@ class AlphaBeta:
     _history: dict[Any, int] = field(default_factory=dict)
     _deadline: float | None = None
     _enforce: bool = False
-    _forcing: Callable[[list[Any]], bool] | None = None
+    _forcing: Callable[[Sequence[Any]], bool] | None = None
     _wins_in_one: Callable[[Game[Any], bool], bool] | None = None
     _extend: bool = True
     # Keys of the positions played before the root and of those on the search path: met
@@ -284,7 +284,7 @@ class AlphaBeta:
         wins_in_one = self._wins_in_one
         if wins_in_one is not None and not mid_turn and wins_in_one(game, True):
             return WIN - ply - 1  # a line completed with the next action
-        moves = game.legal_moves()
+        moves: Sequence[Any] = game.legal_moves()
         if depth <= 0 and not (mid_turn and self.knowledge.free_continuation) and (
             len(moves) != 1 or ply > self.max_depth + 16
         ) and not (ply <= self.max_depth + 16 and self._forcing is not None
@@ -315,10 +315,11 @@ class AlphaBeta:
                 if entry.flag == _UPPER and entry.value <= alpha:
                     return entry.value
         history = self._history
-        moves.sort(key=lambda m: -history.get(m, 0))
-        if first is not None and first in moves:
-            moves.remove(first)
-            moves.insert(0, first)
+        ordered = sorted(moves, key=lambda m: -history.get(m, 0))
+        if first is not None and first in ordered:
+            ordered.remove(first)
+            ordered.insert(0, first)
+        moves = ordered
         side = self.knowledge.side
         player = game.current_player
         me = side(game, player)

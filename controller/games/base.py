@@ -29,7 +29,7 @@ import contextlib
 import copy as _copy
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
@@ -200,7 +200,7 @@ class Param:
 
 # What undo restores: the game's snapshot, how many position keys there were, the legal
 # moves if they had been generated. A plain tuple: push and undo are the search's hot path.
-_Saved = tuple[Any, int, "list[Any] | None"]
+_Saved = tuple[Any, int, "tuple[Any, ...] | None"]
 
 
 class Game(ABC, Generic[M]):
@@ -212,7 +212,9 @@ class Game(ABC, Generic[M]):
     parameter then exists, its default the first key). It must implement:
 
     - ``_setup()``: the start position, from ``self.params``;
-    - ``_legal_moves()``: the legal atomic actions (never called once the game is over);
+    - ``_legal_moves()``: the legal atomic actions (never called once the game is over),
+      best as a tuple (the base keeps it as the position's ``legal_moves()``; a list is
+      converted);
     - ``_apply(move)``: play a legal action; update the player to move and the outcome;
     - ``_current_player()``, ``_outcome()``;
     - ``_parse_move(text)``: the notation's parser (``str(move)`` is its twin);
@@ -255,7 +257,7 @@ class Game(ABC, Generic[M]):
         self._history: list[M] = []
         self._undo: list[_Saved] = []
         self._keys: list[Hashable] = []
-        self._legal: list[M] | None = None
+        self._legal: tuple[M, ...] | None = None
         self._adjudicated: Outcome | None = None
         self._start: dict[str, Any] | None = None
         self._setup()
@@ -305,32 +307,29 @@ class Game(ABC, Generic[M]):
         return len(self.player_names)
 
     # ----------------------------------------------------------------- the contract
-    def legal_moves(self) -> list[M]:
-        """The legal atomic actions of the player to move (empty once the game is over)."""
-        legal = self._legal
-        if legal is None:  # _legal_cached inlined: this is the playouts' hot path
-            if self._adjudicated is None and self._outcome() is None:
-                legal = self._legal = self._legal_moves()
-            else:
-                legal = self._legal = []
-        return legal[:]  # the caller's own list: the cache stays as generated
+    def legal_moves(self) -> tuple[M, ...]:
+        """The legal atomic actions of the player to move (empty once the game is over).
 
-    def _legal_cached(self) -> list[M]:
+        A tuple, generated once per position and handed out as it is (it cannot be changed,
+        so no copy is made): ask for it as often as you like.
+        """
         # Generated once per position, when first asked for: a position reached at a leaf
         # of a search, or passed through by push, never pays for its moves.
         legal = self._legal
         if legal is None:
             if self._adjudicated is None and self._outcome() is None:
-                legal = self._legal = self._legal_moves()
+                moves = self._legal_moves()
+                legal = moves if type(moves) is tuple else tuple(moves)
             else:
-                legal = self._legal = []
+                legal = ()
+            self._legal = legal
         return legal
 
     def is_legal(self, move: M) -> bool:
         """Whether ``move`` may be played now."""
         legal = self._legal
         if legal is None:
-            legal = self._legal_cached()
+            legal = self.legal_moves()
         for m in legal:  # identity first: moves usually come from legal_moves()
             if m is move:
                 return True
@@ -347,14 +346,23 @@ class Game(ABC, Generic[M]):
             move = self.parse_move(move)
         legal = self._legal
         if legal is None:
-            legal = self._legal_cached()
+            legal = self.legal_moves()
         for m in legal:  # is_legal inlined: apply is the playouts' hot path
             if m is move:
                 break
         else:
             if move not in legal:
                 raise IllegalMoveError(self.explain(move))
-        self.push(move)
+        # push, inlined (one call less per action): keep the two alike.
+        keys = self._keys
+        self._undo.append((self._snapshot(), len(keys), legal))
+        self._legal = None
+        self._apply(move)
+        self._history.append(move)
+        if self._keyed:
+            key = self._position_key()
+            if key is not None:
+                keys.append(key)
 
     def push(self, move: M) -> None:
         """Play a move known to be legal, without checking it: the fast path for search.
@@ -590,7 +598,7 @@ class Game(ABC, Generic[M]):
     def _setup(self) -> None: ...
 
     @abstractmethod
-    def _legal_moves(self) -> list[M]: ...
+    def _legal_moves(self) -> Sequence[M]: ...
 
     @abstractmethod
     def _apply(self, move: M) -> None: ...
@@ -661,7 +669,7 @@ def perft(game: Game[Any], depth: int) -> int:
     player = game.current_player
     turn = game._current_player  # the hooks, not the properties: this is the hot loop
     push, undo = game.push, game.undo
-    for move in game._legal_cached():
+    for move in game.legal_moves():
         push(move)
         if turn() != player:
             # A finished game has no legal moves, so below depth 1 it adds nothing: the

@@ -73,6 +73,7 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any, ClassVar
 
 from .base import Game, Outcome, Param, Reason
@@ -124,6 +125,11 @@ _ENEMY: tuple[tuple[bool, ...], ...] = (
     (False, True, True, False, False, False),
 )
 
+
+# _CODE_ONLY[code]: a bytes.translate table that keeps ``code`` (as 1) and blanks the rest,
+# so that itertools.compress lists the squares holding it.
+_CODE_ONLY: tuple[bytes, ...] = tuple(bytes(c == code for c in range(256)) for code in range(6))
+_SQUARES: tuple[int, ...] = tuple(range(N_SQUARES))
 
 # The start position: player 0's men on ranks 1-3, player 1's on ranks 6-8.
 _START = bytes(
@@ -209,13 +215,8 @@ _HUFF_MOVE: tuple[DraughtsMove, ...] = tuple(DraughtsMove(HUFF, s, s) for s in r
 _STOP_MOVE: tuple[DraughtsMove, ...] = tuple(DraughtsMove(STOP, s, s) for s in range(N_SQUARES))
 _FORCE_MOVE = DraughtsMove(FORCE)
 
-_Step = tuple[tuple[int, DraughtsMove], ...]  # (target, move) per direction
 _Jump = tuple[tuple[int, int, DraughtsMove], ...]  # (jumped, landing, move) per direction
 _Ray = tuple[tuple[int, DraughtsMove, DraughtsMove], ...]  # (square, quiet, jump) outward
-
-
-def _steps(sq: int, dirs: Iterable[int]) -> _Step:
-    return tuple((_RAYS[sq][d][0], _QUIET_MOVE[sq, _RAYS[sq][d][0]]) for d in dirs if _RAYS[sq][d])
 
 
 def _jumps(sq: int, dirs: Iterable[int]) -> _Jump:
@@ -254,7 +255,18 @@ _MAN_DIRS: tuple[tuple[tuple[tuple[_ManDir, ...], ...], ...], ...] = tuple(
     tuple(tuple(_man_dirs(sq, side, backward) for sq in range(N_SQUARES)) for side in (0, 1))
     for backward in (False, True)
 )
-_KING_STEPS: tuple[_Step, ...] = tuple(_steps(sq, range(4)) for sq in range(N_SQUARES))
+# A short king's neighbourhood, as _MAN_DIRS for a man: (neighbour, step, landing, the jump
+# or None) in each of the four directions.
+_KingDir = tuple[int, DraughtsMove, int, DraughtsMove | None]
+_KING_DIRS: tuple[tuple[_KingDir, ...], ...] = tuple(
+    tuple(
+        (ray[0], _QUIET_MOVE[sq, ray[0]], ray[1] if len(ray) >= 2 else ray[0],
+         _JUMP_MOVE[sq, ray[1]] if len(ray) >= 2 else None)
+        for ray in _RAYS[sq]
+        if ray
+    )
+    for sq in range(N_SQUARES)
+)
 _JUMPS_FORWARD: tuple[tuple[_Jump, ...], ...] = tuple(
     tuple(_jumps(sq, _FORWARD[side]) for sq in range(N_SQUARES)) for side in (0, 1)
 )
@@ -523,9 +535,9 @@ class Draughts(Game[DraughtsMove]):
             self._moves()  # "no legal action" is an outcome too
         return self._result
 
-    def _legal_moves(self) -> list[DraughtsMove]:
+    def _legal_moves(self) -> tuple[DraughtsMove, ...]:
         moves = self._next  # generated already: the base asks _outcome first
-        return list(self._moves() if moves is None else moves)
+        return self._moves() if moves is None else moves
 
     def _moves(self) -> tuple[DraughtsMove, ...]:
         """The legal actions; generated on first use, and the game lost without any."""
@@ -672,34 +684,37 @@ class Draughts(Game[DraughtsMove]):
         man_dirs = self._man_dirs[side]
         caps: list[DraughtsMove] = []
         quiets: list[DraughtsMove] = []
-        kings: list[int] = []
-        for sq, code in enumerate(board):
-            if code == man:
-                # One look at each neighbour: empty, a step (forward only); an enemy, a jump
-                # if the square behind it is free. Captures come first in the end anyway.
-                for over, step, land, jump in man_dirs[sq]:
-                    there = board[over]
-                    if not there:
-                        if step is not None:
-                            quiets.append(step)
-                    elif jump is not None and enemy[there] and not board[land]:
-                        caps.append(jump)
-            elif code == king:
-                kings.append(sq)
-        for sq in kings:
-            options = self._options(sq, king)
-            if options:
-                caps.extend(move for _over, _land, move in options)
-            if self._flying:
+        # The squares of the men found in C (translate marks them, compress picks them),
+        # not by a Python loop over all 32 squares.
+        for sq in compress(_SQUARES, board.translate(_CODE_ONLY[man])):
+            # One look at each neighbour: empty, a step (forward only); an enemy, a jump
+            # if the square behind it is free. Captures come first in the end anyway.
+            for over, step, land, jump in man_dirs[sq]:
+                there = board[over]
+                if not there:
+                    if step is not None:
+                        quiets.append(step)
+                elif jump is not None and enemy[there] and not board[land]:
+                    caps.append(jump)
+        kings = compress(_SQUARES, board.translate(_CODE_ONLY[king])) if king in board else ()
+        if self._flying:
+            for sq in kings:
+                options = self._options(sq, king)
+                if options:
+                    caps.extend(move for _over, _land, move in options)
                 for ray in _KING_RAYS[sq]:
                     for t, quiet, _jump in ray:
                         if board[t]:
                             break
                         quiets.append(quiet)
-            else:
-                for to, move in _KING_STEPS[sq]:
-                    if not board[to]:
-                        quiets.append(move)
+        else:  # a short king: one look at each neighbour, as for a man
+            for sq in kings:
+                for over, kstep, land, jump in _KING_DIRS[sq]:
+                    there = board[over]
+                    if not there:
+                        quiets.append(kstep)
+                    elif jump is not None and enemy[there] and not board[land]:
+                        caps.append(jump)
         if caps and self._majority:
             caps = self._most([(m.src, board[m.src], self._jumped(m), m) for m in caps])
         # Where capturing is optional, captures and quiet moves are both on offer.
@@ -816,16 +831,16 @@ class Draughts(Game[DraughtsMove]):
         if check_opponent and not board.count(MAN[1 - me]) + board.count(KING[1 - me]):
             self._result = Outcome(me, Reason.NO_PIECES)
             return
-        o = self.options
         if self._king_draws and N_SQUARES - board.count(EMPTY) <= 3:
+            o = self.options
             pieces = N_SQUARES - board.count(EMPTY)
             kings = (board.count(KING[0]), board.count(KING[1]))
             if pieces == 2 and kings == (1, 1) and o["draw_king_vs_king"]:
                 self._result = Outcome(None, Reason.KING_VS_KING)
-            elif pieces == 3 and sorted(kings) == [1, 2] and o["draw_king_vs_two_kings"]:
+                return
+            if pieces == 3 and sorted(kings) == [1, 2] and o["draw_king_vs_two_kings"]:
                 self._result = Outcome(None, Reason.KING_VS_TWO_KINGS)
-        if self._result is not None:
-            return
+                return
         quiet = self._quiet
         limit = self._king_moves_limit
         if limit and quiet >= 2 * limit:

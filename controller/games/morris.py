@@ -189,6 +189,28 @@ _MEN_T: tuple[tuple[tuple[tuple[int, dict[int, tuple[MorrisMove, ...]]], ...], .
 )
 
 
+def _fly_table(i: int) -> tuple[tuple[tuple[MorrisMove, ...], ...], ...]:
+    """[ring][byte]: the flies from ``i`` to the points of that byte of a bitboard."""
+    flies = SHIFTS[i]
+    rings = []
+    for base in (0, 8, 16):
+        # Each byte's flies are those of the byte without its highest bit, and one more
+        # (one concatenation per tuple: the 18,432 tuples are built quickly at import).
+        table: list[tuple[MorrisMove, ...]] = [()]
+        for byte in range(1, 256):
+            high = byte.bit_length() - 1
+            fly = flies[base + high]
+            table.append(table[byte ^ 1 << high] + ((fly,) if fly is not None else ()))
+        rings.append(tuple(table))
+    return tuple(rings)
+
+
+# _FLIES_T[ring][byte]: _fly_table(i) for each man i of that byte of a bitboard.
+_FLIES_T: tuple[tuple[tuple[Any, ...], ...], ...] = _by_byte(
+    tuple(_fly_table(i) for i in range(24))
+)
+
+
 def _ring_mill_points(byte: int) -> int:
     """The points of one ring (a byte) that lie in a mill of that ring."""
     out = 0
@@ -220,6 +242,18 @@ def _indices(bits: int) -> tuple[int, ...]:
 def _points(bits: int) -> list[str]:
     return sorted(POINTS[i] for i in _indices(bits))
 
+
+# The size of _end_turn's Bloom filter of recent position keys: about one false alarm (a
+# scan for nothing) in 10 slides after 50 quiet plies.
+_WINDOW_BITS = 509
+
+
+def _bloom(keys: list[Any]) -> int:
+    """The Bloom filter of ``keys`` (position keys, ints): one bit per key."""
+    bits = 0
+    for key in keys:
+        bits |= 1 << key % _WINDOW_BITS
+    return bits
 
 COLOURS = ("W", "B")
 NAMES = ("White", "Black")
@@ -288,13 +322,15 @@ class Morris(Game[MorrisMove]):
 
     # State (all in _snapshot): men per player as bitboards, men in hand, player to move,
     # removals still owed in this turn, slides/flies since the last removal or placement,
-    # each player's last slide (src * 24 + dst, -1 if none) and the outcome.
+    # each player's last slide (src * 24 + dst, -1 if none), the recent keys as a Bloom
+    # filter (see _end_turn) and the outcome.
     _men: list[int]
     _hand: list[int]
     _turn: int
     _pending: int
     _quiet: int
     _last: list[int]
+    _window: int  # the Bloom filter of _end_turn, up to date from 8 quiet plies on
     _result: Outcome | None
 
     # ------------------------------------------------------------------ setup and state
@@ -313,17 +349,19 @@ class Morris(Game[MorrisMove]):
         self._pending = 0
         self._quiet = 0
         self._last = [-1, -1]
+        self._window = 0
         self._result = None
 
     def _snapshot(self) -> Any:
         men, hand, last = self._men, self._hand, self._last
         return (
             men[0], men[1], hand[0], hand[1], self._turn, self._pending, self._quiet,
-            last[0], last[1], self._result,
+            last[0], last[1], self._window, self._result,
         )  # fmt: skip
 
     def _restore(self, state: Any) -> None:
-        (w, b, hw, hb, self._turn, self._pending, self._quiet, lw, lb, self._result) = state
+        (w, b, hw, hb, self._turn, self._pending, self._quiet, lw, lb, self._window,
+         self._result) = state
         self._men = [w, b]
         self._hand = [hw, hb]
         self._last = [lw, lb]
@@ -352,28 +390,26 @@ class Morris(Game[MorrisMove]):
             return free
         return theirs
 
-    def _legal_moves(self) -> list[MorrisMove]:
+    def _legal_moves(self) -> tuple[MorrisMove, ...]:
         me = self._turn
         men = self._men
         if self._pending:
             t = _REMOVE_T
             mask = self._removable(me ^ 1)
-            moves = [*t[0][mask & 255], *t[1][(mask >> 8) & 255], *t[2][mask >> 16]]
-            if self._optional:
-                moves.append(PASS_MOVE)
-            return moves
+            removals = t[0][mask & 255] + t[1][(mask >> 8) & 255] + t[2][mask >> 16]
+            return (*removals, PASS_MOVE) if self._optional else removals
         empty = FULL ^ (men[0] | men[1])
         if self._hand[me]:
             t = _PLACE_T
-            return [*t[0][empty & 255], *t[1][(empty >> 8) & 255], *t[2][empty >> 16]]
+            return t[0][empty & 255] + t[1][(empty >> 8) & 255] + t[2][empty >> 16]
         own = men[me]
+        out: tuple[MorrisMove, ...] = ()
         if self._flying and own.bit_count() <= 3:
-            targets = _indices(empty)
-            out: list[MorrisMove] = []
-            for i in _indices(own):
-                out += map(SHIFTS[i].__getitem__, targets)  # type: ignore[arg-type]
+            e0, e1, e2 = empty & 255, (empty >> 8) & 255, empty >> 16
+            t = _FLIES_T
+            for flies in t[0][own & 255] + t[1][(own >> 8) & 255] + t[2][own >> 16]:
+                out += flies[0][e0] + flies[1][e1] + flies[2][e2]
             return out
-        out = []
         t = _MEN_T
         for adjacent, slides in t[0][own & 255] + t[1][(own >> 8) & 255] + t[2][own >> 16]:
             out += slides[adjacent & empty]
@@ -383,6 +419,20 @@ class Morris(Game[MorrisMove]):
         me = self._turn
         men = self._men
         kind = move.kind
+        if kind == SHIFT:  # the common action first: most of a game is slides
+            own = men[me] ^ move.flip
+            men[me] = own
+            self._quiet += 1
+            last = self._last
+            back = last[me] == move.back
+            last[me] = move.code
+            a, b = MILLS_AT[move.dst]
+            closed = (own & a == a) + (own & b == b)
+            if closed and not (back and self._no_reform) and self._removable(me ^ 1):
+                self._pending = closed if self._per_mill == 2 else 1
+                return
+            self._end_turn(me, ADJACENT[move.src])
+            return
         if kind == REMOVE:
             victim = me ^ 1
             men[victim] ^= move.flip
@@ -396,33 +446,27 @@ class Morris(Game[MorrisMove]):
             self._pending -= 1
             if self._pending and self._removable(victim):
                 return
-            self._end_turn(me)
+            self._end_turn(me, ADJACENT[move.dst])
             return
         if kind == PASS:
-            self._end_turn(me)
+            self._end_turn(me, 0)
             return
-        own = men[me] ^ move.flip
+        own = men[me] ^ move.flip  # PLACE
         men[me] = own
-        last = self._last
-        if kind == PLACE:
-            self._hand[me] -= 1
-            self._quiet = 0
-            back = False
-            last[me] = -1
-        else:
-            self._quiet += 1
-            back = last[me] == move.back
-            last[me] = move.code
+        self._hand[me] -= 1
+        self._quiet = 0
+        self._last[me] = -1
         a, b = MILLS_AT[move.dst]
         closed = (own & a == a) + (own & b == b)
-        if closed and not (back and self._no_reform) and self._removable(me ^ 1):
+        if closed and self._removable(me ^ 1):
             self._pending = closed if self._per_mill == 2 else 1
             return
-        self._end_turn(me)
+        self._end_turn(me, 0)
 
-    def _end_turn(self, me: int) -> None:
+    def _end_turn(self, me: int, freed: int) -> None:
         """The turn of ``me`` is over: pass it on, record the position's key and decide
-        whether the game ended."""
+        whether the game ended. ``freed``: the points next to a point the turn emptied
+        (a slide's origin, a removed man's point), or 0."""
         nxt = me ^ 1
         self._turn = nxt
         self._pending = 0
@@ -432,9 +476,9 @@ class Morris(Game[MorrisMove]):
         key = men[0] | men[1] << 24 | nxt << 48 | hand[0] << 49 | hand[1] << 53
         keys = self._keys
         keys.append(key)  # _position_key, written out: the base leaves it to us
-        if not hand[nxt] and not (self._flying and theirs.bit_count() <= 3):
-            # They slide: blocked unless a point next to one of their men is empty
-            # (_next_to inlined: this runs once per turn).
+        if not (hand[nxt] or freed & theirs or (self._flying and theirs.bit_count() <= 3)):
+            # They slide and none of their men is next to the point just emptied: blocked
+            # unless a point next to one of their men is empty (_next_to inlined).
             cw = ((theirs << 1) & 0xFEFEFE) | ((theirs >> 7) & 0x010101)
             ccw = ((theirs >> 1) & 0x7F7F7F) | ((theirs << 7) & 0x808080)
             cross = ((theirs << 8) | (theirs >> 8)) & _MIDPOINTS
@@ -443,13 +487,21 @@ class Morris(Game[MorrisMove]):
                 return
         quiet = self._quiet
         # A position can only recur after 4 plies without a placement or removal, so its
-        # third occurrence needs at least 8: skip the history scan before that. Every
-        # turn records one key and the player to move alternates, so of the keys before
-        # this one only every second, from the one two back, can be equal: the others are
-        # skipped rather than compared (:meth:`Game._seen` compares them all).
-        if quiet >= 8 and self._threefold and keys[-3 : -quiet - 2 : -2].count(key) >= 2:
-            self._result = Outcome(None, Reason.THREEFOLD_REPETITION)
-        elif self._quiet_limit and quiet >= self._quiet_limit:
+        # third occurrence needs at least 8. From there the keys recorded since the last
+        # placement or removal (the only ones this position can repeat) are also kept as
+        # a Bloom filter, one bit per key: they are scanned only when the new key's bit
+        # was set before, not on every slide. Every turn records one key and the player to
+        # move alternates, so of the keys before this one only every second, from the one
+        # two back, can be equal: the others are skipped rather than compared
+        # (:meth:`Game._seen` compares them all).
+        if quiet >= 8 and self._threefold:
+            window = self._window if quiet > 8 else _bloom(keys[-quiet - 1 : -1])
+            bit = 1 << key % _WINDOW_BITS
+            self._window = window | bit
+            if window & bit and keys[-3 : -quiet - 2 : -2].count(key) >= 2:
+                self._result = Outcome(None, Reason.THREEFOLD_REPETITION)
+                return
+        if self._quiet_limit and quiet >= self._quiet_limit:
             self._result = Outcome(None, Reason.NO_REMOVAL)
 
     # ------------------------------------------------------------------ notation
@@ -591,6 +643,7 @@ class Morris(Game[MorrisMove]):
                 last[p] = m.src * 24 + m.dst
         self._men, self._hand, self._turn = men, hand, turn
         self._pending, self._quiet, self._last = pending, int(d.get("quiet_plies", 0)), last
+        self._window = _bloom([] if pending else [self._position_key()])  # the start's key
         if "outcome" in d:
             self._result = Outcome.from_dict(d["outcome"]) if d["outcome"] else None
             return

@@ -575,7 +575,7 @@ class SequenceKids(Game[SequenceMove]):
         own = self._colour[p]
         board = self._board
         if isinstance(move, Pass):
-            options = [m for m in self._legal_cached() if not isinstance(m, Pass)]
+            options = [m for m in self.legal_moves() if not isinstance(m, Pass)]
             plays = [m for m in options if not isinstance(m, Dead)]
             if plays:
                 return f"you cannot pass: you can still play a card (e.g. {plays[0]})"

@@ -125,7 +125,7 @@ def test_bad_params_are_named(params: dict[str, Any], message: str) -> None:
 def test_atomic_actions_keep_the_player_until_the_turn_ends() -> None:
     g = Race()
     g.apply(TWO)
-    assert g.current_player == 0 and g.legal_moves() == [BANK]
+    assert g.current_player == 0 and g.legal_moves() == (BANK,)
     g.apply(g.parse_move("bank"))
     assert g.current_player == 1 and [str(m) for m in g.history] == ["+2", "bank"]
 
@@ -145,13 +145,25 @@ def test_equal_but_not_identical_moves_are_legal() -> None:
     assert g.total == 1
 
 
+def test_legal_moves_is_one_tuple_per_position_handed_out_as_it_is() -> None:
+    g = Race(back=True)  # the hook returns a list: the base keeps it as a tuple
+    moves = g.legal_moves()
+    assert moves == (ONE, TWO) and g.legal_moves() is moves
+    g.apply(moves[0])
+    after = g.legal_moves()
+    assert after is not moves
+    assert after == (ONE, TWO, BACK)
+    g.undo()
+    assert g.legal_moves() is moves  # the position's own tuple comes back with it
+
+
 def test_undo_restores_position_legal_moves_and_outcome() -> None:
     g = Race(goal=2)
     g.apply(TWO)
     g.apply(BANK)
-    assert g.outcome() == Outcome(0, Reason.LINE) and g.legal_moves() == []
+    assert g.outcome() == Outcome(0, Reason.LINE) and g.legal_moves() == ()
     assert g.undo() == BANK
-    assert g.outcome() is None and g.legal_moves() == [BANK]
+    assert g.outcome() is None and g.legal_moves() == (BANK,)
     g.undo()
     assert g.to_dict() == Race(goal=2).to_dict()
     with pytest.raises(IndexError):
@@ -214,7 +226,7 @@ def test_set_position_becomes_the_start_and_round_trips() -> None:
 def test_adjudication_and_time_out() -> None:
     g = Race()
     assert g.time_out(0) == Outcome(1, Reason.TIME)
-    assert g.outcome() == Outcome(1, Reason.TIME) and g.legal_moves() == []
+    assert g.outcome() == Outcome(1, Reason.TIME) and g.legal_moves() == ()
     with pytest.raises(IllegalMoveError, match="the game is over"):
         g.apply(ONE)
     again = Race.from_dict(g.to_dict())

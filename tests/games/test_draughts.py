@@ -400,7 +400,7 @@ def test_capturing_the_last_piece_wins() -> None:
     play(g, "c3xe5")
     assert g.outcome() is not None
     assert (g.outcome().winner, g.outcome().reason) == (0, "no pieces left")  # type: ignore[union-attr]
-    assert g.legal_moves() == []
+    assert g.legal_moves() == ()
 
 
 def test_a_blocked_player_loses() -> None:
@@ -416,7 +416,7 @@ def test_king_versus_king_is_a_draw() -> None:
     play(g, "a1xe5")
     assert g.outcome() is not None
     assert (g.outcome().winner, g.outcome().reason) == (None, "king vs king")  # type: ignore[union-attr]
-    assert g.legal_moves() == []
+    assert g.legal_moves() == ()
     # Russian has no such rule; a king against a man is no draw either.
     g = position(board, variant="russian")
     play(g, "a1xe5")

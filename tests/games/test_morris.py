@@ -287,7 +287,7 @@ def test_three_men_without_flying_can_be_blocked() -> None:
     g = position("a1 d7 g4", "d1 a4 a7 g7 d6 g1 f4 c5", to_move=1, flying=False)
     play(g, "c5-c4")
     assert g.outcome() == Outcome(1, Reason.BLOCKED)
-    assert g.legal_moves() == []
+    assert g.legal_moves() == ()
     # With flying (the default) the same position is not a block.
     g = position("a1 d7 g4", "d1 a4 a7 g7 d6 g1 f4 c5", to_move=1)
     play(g, "c5-c4")
@@ -314,7 +314,7 @@ def test_blocked_at_the_start_of_the_moving_phase_loses() -> None:
     assert g.outcome() is None
     play(g, moves[-1])
     assert g.outcome() == Outcome(1, Reason.BLOCKED)
-    assert g.legal_moves() == []
+    assert g.legal_moves() == ()
     assert {c for c, t in g.view().items() if not t} == {"c5", "d5", "e5", "e3", "d3", "c3"}
 
 
@@ -332,7 +332,7 @@ def test_loss_below_three_men_counts_men_in_hand() -> None:
     assert g.outcome() is None
     play(g, "g1 xb2")  # 1 on the board + 1 in hand = 2
     assert g.outcome() == Outcome(0, Reason.TOO_FEW_MEN)
-    assert g.legal_moves() == []
+    assert g.legal_moves() == ()
     # With 2 in hand the same removal leaves 3: the game goes on.
     g = position("a1 d1", "b2 b6", hand=(3, 2))
     play(g, "g1 xb2")
@@ -472,7 +472,7 @@ def test_set_position_rejects_bad_input() -> None:
 
 def test_set_position_works_out_a_finished_position() -> None:
     g = position("a1 d7", "b2 b4 b6 d2 f2")
-    assert g.outcome() == Outcome(1, Reason.TOO_FEW_MEN) and g.legal_moves() == []
+    assert g.outcome() == Outcome(1, Reason.TOO_FEW_MEN) and g.legal_moves() == ()
 
 
 def test_state_round_trips_through_json() -> None:

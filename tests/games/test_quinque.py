@@ -321,7 +321,7 @@ def test_five_in_a_row_across_tile_borders_wins() -> None:
     play(g, "m 3,0")
     assert g.outcome() is not None and g.outcome().winner == 0  # type: ignore[union-attr]
     assert g.outcome().reason == "line"  # type: ignore[union-attr]
-    assert g.legal_moves() == []
+    assert g.legal_moves() == ()
 
 
 def test_a_diagonal_line_across_corners_wins() -> None:
@@ -444,7 +444,7 @@ def test_a_player_out_of_backpacks_must_move_a_tile() -> None:
 
 def test_a_player_out_of_backpacks_passes_when_no_tile_can_move() -> None:
     g = position(["0,0"], {"0,0": RED}, left=[0, 5])
-    assert g.legal_moves() == [Pass()]
+    assert g.legal_moves() == (Pass(),)
     play(g, "pass")
     assert g.current_player == 1 and g.outcome() is None
 
@@ -462,11 +462,11 @@ def test_out_of_backpacks_move_or_pass() -> None:
 def test_no_free_skydiver_and_no_tile_left_is_a_draw() -> None:
     g = new_game("quinque", tiles=1, backpacks=5, opening="each")
     play(g, "m 0,0", "m 1,0", "m 0,1")
-    assert g.legal_moves() == [Pass()]  # a lone tile cannot move
+    assert g.legal_moves() == (Pass(),)  # a lone tile cannot move
     play(g, "pass")
     assert g.outcome() is None and g.current_player == 1
     play(g, "m 1,1")  # last skydiver; Orange has no move and the tile cannot move
-    assert g.legal_moves() == [Pass()]
+    assert g.legal_moves() == (Pass(),)
     play(g, "pass")
     assert g.outcome() is not None and g.outcome().reason == "no free skydiver"  # type: ignore[union-attr]
 
@@ -705,7 +705,7 @@ def test_random_games_keep_pieces_and_cluster_consistent(params: dict[str, Any])
             player = g.current_player
             g.apply(rng.choice(g.legal_moves()))
             turns_seen += g.current_player != player
-        assert g.legal_moves() == []
+        assert g.legal_moves() == ()
         assert turns_seen > 10
 
 

@@ -126,7 +126,7 @@ def test_a_line_of_the_mover_mark_wins(rows: list[str], move: str) -> None:
     assert g.outcome() is None
     play(g, move)
     assert g.outcome() == Outcome(0, Reason.LINE)
-    assert g.legal_moves() == []
+    assert g.legal_moves() == ()
     with pytest.raises(IllegalMoveError, match="the game is over"):
         play(g, "b1>b5")
 
@@ -367,7 +367,7 @@ def test_a_full_round_without_a_move_is_a_draw() -> None:
     g = position(ring("e", "n"), players=4, sideways_dots=True)
     play(g, "a1>e1:w")
     assert g.outcome() == Outcome(None, Reason.BLOCKED)
-    assert g.legal_moves() == []
+    assert g.legal_moves() == ()
     g.undo()
     play(g, "a1>e1:s")  # this cube points at A1 itself: the others skip, A1 moves again
     assert g.outcome() is None and g.current_player == 0

@@ -449,7 +449,7 @@ def test_pass_only_when_nothing_can_be_played_or_exchanged() -> None:
     with pytest.raises(IllegalMoveError, match="exchange your dead card first"):
         play(g, "pass")
     play(g, "dead fox")  # the limit is used up and the new card is dead too
-    assert g.legal_moves() == [Pass()]
+    assert g.legal_moves() == (Pass(),)
     play(g, "pass")
     assert g.current_player == 1
     assert g.outcome() is None
@@ -462,9 +462,9 @@ def test_everyone_passing_in_turn_is_a_blocked_draw() -> None:
         board={"c3": "R", "d3": "Y"},
         chips=1,
     )
-    assert g.legal_moves() == [Pass()]
+    assert g.legal_moves() == (Pass(),)
     play(g, "pass")
-    assert g.legal_moves() == [Pass()]
+    assert g.legal_moves() == (Pass(),)
     play(g, "pass")
     outcome = g.outcome()
     assert outcome is not None and outcome.winner is None and outcome.reason == "blocked"
@@ -535,7 +535,7 @@ def test_four_in_a_line_wins(chips: tuple[str, ...], last: str) -> None:
     play(g, f"unicorn@{last}")
     outcome = g.outcome()
     assert outcome is not None and outcome.winner == 0 and outcome.reason == "sequence"
-    assert g.legal_moves() == []
+    assert g.legal_moves() == ()
 
 
 @pytest.mark.parametrize(

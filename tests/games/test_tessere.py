@@ -110,7 +110,7 @@ def test_a_row_completed_by_either_player_wins_for_the_one_who_completes_it() ->
     play(game, "RB@d1")  # R, RY, RG, RB share red
     assert game.outcome() == Outcome(0, Reason.LINE)
     assert game.winning_cells() == ("a1", "b1", "c1", "d1")
-    assert game.legal_moves() == []
+    assert game.legal_moves() == ()
     # The same line completed by Player 2 (Player 1 placed the first three of them).
     game = position({"a1": "R", "b1": "RY", "c1": "RG"}, to_move=1)
     play(game, "RB@d1")
@@ -225,7 +225,7 @@ def test_forced_block_then_tie_break_to_the_second_block() -> None:
     with pytest.raises(IllegalMoveError, match="the RYGB checker is already on the board at b1"):
         play(game, "RYGB@c5")
     play(game, "K@e5")
-    assert game.outcome() is None and game.legal_moves() == [game.parse_move("K@c5")]
+    assert game.outcome() is None and game.legal_moves() == (game.parse_move("K@c5"),)
     play(game, "K@c5")  # the board is full, no line: Player 1 placed their block second
     assert game.outcome() == Outcome(0, Reason.SECOND_BLOCK)
     assert game.winning_cells() == ()
@@ -234,7 +234,7 @@ def test_forced_block_then_tie_break_to_the_second_block() -> None:
 def test_tie_break_goes_to_player_2_when_player_1_blocked_first() -> None:
     board = empty_blocks(board_from(NO_LINE_BOARD), "c5")
     game = position(board, to_move=1, blocks=[[0, "c5"]])
-    assert game.legal_moves() == [game.parse_move("K@e5")]
+    assert game.legal_moves() == (game.parse_move("K@e5"),)
     play(game, "K@e5")
     assert game.outcome() == Outcome(1, Reason.SECOND_BLOCK)
 
@@ -288,7 +288,7 @@ def test_timeout_lose() -> None:
     game = Tessere(on_timeout="lose")
     play(game, "R@a1")
     assert game.time_out(1) == Outcome(0, Reason.TIME)
-    assert game.outcome() == Outcome(0, Reason.TIME) and game.legal_moves() == []
+    assert game.outcome() == Outcome(0, Reason.TIME) and game.legal_moves() == ()
     again = Tessere.from_dict(json.loads(json.dumps(game.to_dict())))
     assert again.outcome() == Outcome(0, Reason.TIME)
     game = Tessere(on_timeout="lose")
@@ -375,7 +375,7 @@ def test_set_position_checks_the_position() -> None:
         position({}, to_move=2)
     # A full board without an outcome is decided by the blocks.
     game = position(board_from(NO_LINE_BOARD), blocks=[[1, "e5"], [0, "c5"]])
-    assert game.outcome() == Outcome(0, Reason.SECOND_BLOCK) and game.legal_moves() == []
+    assert game.outcome() == Outcome(0, Reason.SECOND_BLOCK) and game.legal_moves() == ()
 
 
 def test_board_text_says_whose_block() -> None:

@@ -109,6 +109,37 @@ def test_a_checker_mostly_blown_out_is_read_by_what_shows() -> None:
     assert confidence[0] < 0.5  # the blown tesserae may hide another colour
 
 
+def test_one_tessera_beside_blown_and_grey_quadrants_is_a_checker() -> None:
+    # The bare board never shows a tessera's colour: red in one or two quadrants, the
+    # rest blown out or veiled to a neutral grey, is a checker (doubted: more may hide).
+    grey, white = (228, 228, 228), (255, 255, 255)
+    reader = TessereReader()
+    tokens, confidence = read_tessere([tile_block(reader, [R, grey, grey, white], 0.3),
+                                       tile_block(reader, [R, R, grey, white], 0.3)])
+    assert tokens == ["R", "R"]
+    assert max(confidence) < 0.5
+    tokens, _ = read_tessere([tile_block(reader, [grey, grey, grey, white], 0.3)])
+    assert tokens == [""]  # no colour: the bare board under a veil
+
+
+def test_yellow_veiled_to_the_prints_colour_beside_one_tessera_is_yellow() -> None:
+    # Veiled to L 89 a yellow tessera keeps the chroma of the board's print (19), but
+    # inside a checker (a blue tessera proves one) there is no print.
+    tokens, confidence = read_tessere([tile_block(TessereReader(), [B, Y, Y, Y], 0.6)])
+    assert tokens == ["YB"]
+    assert confidence[0] < 0.5
+
+
+def test_three_colours_seen_are_the_four_colour_checker() -> None:
+    # No checker has three colours (RULES.md): the fourth is blown out or misread.
+    white = (255, 255, 255)
+    reader = TessereReader()
+    tokens, confidence = read_tessere([tile_block(reader, [R, Y, G, white], 0.0),
+                                       tile_block(reader, [R, Y, G, G], 0.0)])
+    assert tokens == ["RYGB", "RYGB"]
+    assert max(confidence) < 0.5  # a colour is missing: doubted
+
+
 def test_the_tint_of_a_blown_out_spot_is_no_tessera() -> None:
     # Clipped white tinted greenish by the white balance's gains (chroma 7.6): a pale
     # green would look so, but it is the colour of the sensor's ceiling in this picture.
