@@ -132,6 +132,12 @@ class Hall:
             table.moves.pop()
         elif data.get("action") == "play":
             table.moves.append(str(data.get("move", "")))
+        # The card's board moves with its ply: the state that follows may be a while (a
+        # loaded console showed "ply 2" over the drawing of ply 1). No last-move cells yet:
+        # the state brings them.
+        moved = {**table.state, "moves": table.moves, "last_cells": []}
+        table.game = position(moved, table.game)
+        table.svg = drawing(table.game, moved)
         return True
 
     def order(self) -> list[Table]:

@@ -83,6 +83,22 @@ def test_the_hall_applies_moves_in_order_and_waits_for_the_state_after_a_gap() -
     assert table.moves == ["d2", "a1", "d6"]
 
 
+def test_a_move_redraws_the_card_before_its_state_arrives() -> None:
+    # A loaded console took a move and showed "ply 2" over the drawing of ply 1 until the
+    # state came: the card's ply and its board must always be the same position.
+    hall = Hall("club")
+    hall.receive(*message("state", game_id="g1", header=HEADER, moves=["d2"], wall=1))
+    table = hall.tables["3"]
+    assert table.svg.count('class="piece"') == 1
+    hall.receive(*message("move", game_id="g1", action="play", move="a1", prev=1, ply=2,
+                          wall=2))
+    assert table.view()["ply"] == 2 and table.svg.count('class="piece"') == 2
+    assert table.game is not None and [str(m) for m in table.game.history] == ["d2", "a1"]
+    hall.receive(*message("move", game_id="g1", action="undo", move="a1", prev=2, ply=1,
+                          wall=3))
+    assert table.view()["ply"] == 1 and table.svg.count('class="piece"') == 1
+
+
 def test_offline_and_alerting_tables_come_first_and_changes_carry_only_them() -> None:
     hall = Hall("club")
     for n in (1, 2, 10):
