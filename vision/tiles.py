@@ -51,6 +51,8 @@ class QuinqueReader(Reader):
     MAT_STEP = 18.0  # lightness above the mat's that is no longer mat
     PRINT_CHROMA = 8.0  # chroma, and distance from the mat's, of a tile's prints
     PRINT_REACH = 0.6  # units from a print that a tile's face may lie
+    PRINT_AROUND = 0.5  # units each side of a print over which its surroundings are seen
+    PRINT_STEP = 4.0  # chroma by which a print differs from them (a tint varies less)
     CORE = 0.15  # radius (units) of a skydiver's middle read: inside a backpack (0.42 wide)
     RED_HUE = (6.0, 42.0)  # degrees in (a, b): red, then orange up to ...
     ORANGE_HUE = 106.0  # ... (beyond: olive and green suits)
@@ -147,10 +149,16 @@ class QuinqueReader(Reader):
             image[:, :, 0] > light)
         # A lamp's reflection on the mat is light too, but bare: a tile carries prints
         # (its skydivers' suits, heads and backpacks), colourful and unlike the mat. Keep
-        # what lies near prints.
+        # what lies near prints. A reflection may carry the lamp's tint (the paper's white
+        # balance need not undo it), but spread smoothly: a print is a small mark, unlike
+        # the colour of its surroundings too.
         chroma = np.hypot(image[:, :, 1], image[:, :, 2])
+        side = 2 * round(self.PRINT_AROUND * self.px) + 1
+        around = cv2.blur(image[:, :, 1:], (side, side))
+        la, lb = image[:, :, 1] - around[:, :, 0], image[:, :, 2] - around[:, :, 1]
         colourful = ((chroma > self.PRINT_CHROMA)
-                     & (da * da + db * db > self.PRINT_CHROMA ** 2)).astype(np.uint8)
+                     & (da * da + db * db > self.PRINT_CHROMA ** 2)
+                     & (la * la + lb * lb > self.PRINT_STEP ** 2)).astype(np.uint8)
         prints = cv2.morphologyEx(colourful, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         reach = round(self.PRINT_REACH * self.px)
         disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))

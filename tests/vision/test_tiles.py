@@ -76,3 +76,31 @@ def test_quinque_a_blown_tile_in_a_notch_of_the_cluster_is_a_tile_and_doubted() 
     assert set(read) == set(meta["cells"])
     doubted = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
     assert {"0,2", "0,3", "1,2", "1,3"} <= doubted
+
+
+def test_a_lamps_tinted_reflection_on_the_mat_is_no_tile() -> None:
+    # A reflection takes the lamp's tint, which the paper's white balance need not undo: a
+    # wide light patch a little pinker than the mat (quinque-089's area light). It is as
+    # colourful as a pale print, but smoothly so; a tile's prints stand out of its face.
+    rng = np.random.default_rng(1)
+    image = np.empty((256, 256, 3), np.float32)
+    image[:] = (62.0, 5.0, -0.5)  # the mat, in Lab
+    x = np.arange(256, dtype=np.float32)
+    image[180:, :200] = np.stack(np.broadcast_arrays(
+        np.float32(88.0), 10.5 + 1.5 * np.sin(x[:200] / 20.0), np.float32(-6.0)), axis=-1)
+    image[64:96, 64:96] = (93.0, 0.0, 0.0)  # a tile's white face ...
+    for k in range(68, 96, 8):  # ... with thin blue suits printed on it
+        image[k:k + 2, 66:94] = (60.0, 10.0, -30.0)
+    image += rng.normal(0.0, 0.7, image.shape).astype(np.float32)
+    mask = QuinqueReader()._tile_mask(image)
+    assert mask[190:, :190].mean() < 0.02
+    assert mask[64:96, 64:96].mean() > 0.9
+
+
+def test_quinque_a_lamps_reflection_on_the_mat_adds_no_tiles() -> None:
+    # quinque-089: an area light's tinted reflection covers the bottom of the mat; its
+    # lattice squares were read as a row of tiles.
+    meta = json.loads((DATA / "quinque-089.json").read_text(encoding="utf-8"))
+    reading = Recogniser("quinque", fov=float(meta["fov"])).read(
+        read_image(DATA / "quinque-089.jpg"))
+    assert set(aligned(meta["cells"], reading.cells)) == set(meta["cells"])
