@@ -28,7 +28,8 @@ bench/render3d/generate.py writes them; ``"fov"`` if known). Draughts is compare
 (``WK`` as ``W``): the game supplies the rank. Per game: per cell and per board over the
 frames without a hand, frames where the board was not found, and of the hand frames how
 many were skipped (hand seen, or the board not found) and how many were *misread*:
-reported as a position that is not the true one. ``--numbers A:B`` scores only frames
+reported as a position that is not the true one; and frames without a hand taken for one
+(skipped, so a board lost in play). ``--numbers A:B`` scores only frames
 ``NAME-<k>`` with A <= k < B, ``--parity even|odd`` only even or odd k (a held-out half).
 
 ``--idle``: the CPU cost of the camera backend per second of play and of an idle board,
@@ -183,6 +184,7 @@ class SetTally:
     hand_frames: int = 0
     hand_skipped: int = 0
     hand_misread: int = 0
+    false_hands: int = 0  # frames without a hand taken for one (skipped: a board lost)
     ms: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -249,6 +251,7 @@ def score_set(directory: Path, games: list[str], first: int | None = None,
         t.flagged += len(wrong & doubt)
         t.boards_wrong += bool(wrong)
         if reading.hand:
+            t.false_hands += 1
             t.errors.append(f"{path.stem}: a hand seen where there is none")
         if wrong:
             detail = ", ".join(f"{c} {truth.get(c, '')!r}->{read.get(c, '')!r}"
@@ -278,7 +281,8 @@ def print_set(directory: Path, games: list[str], verbose: bool, indices: range |
     which += "" if parity is None else (" (even)", " (odd)")[parity]
     print(f"frames of {directory}{which}, no calibration\n")
     head = ("| game | frames | per cell | per board | wrong but flagged | not found | "
-            "hand frames skipped | hand frames misread | ms per frame (median) |")
+            "hand frames skipped | hand frames misread | clean frames taken for a hand | "
+            "ms per frame (median) |")
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     for game in sorted(tallies, key=lambda g: GAMES.index(g) if g in GAMES else 99):
@@ -288,7 +292,7 @@ def print_set(directory: Path, games: list[str], verbose: bool, indices: range |
         flagged = f"{t.flagged / t.wrong:.0%}" if t.wrong else "-"
         print(f"| {game} | {t.frames} | {cell:.3%} | {board:.1%} ({t.boards - t.boards_wrong}"
               f"/{t.boards}) | {flagged} | {t.lost} | {t.hand_skipped}/{t.hand_frames} | "
-              f"{t.hand_misread} | {ms(t.ms, 0.5)} |")
+              f"{t.hand_misread} | {t.false_hands}/{t.boards} | {ms(t.ms, 0.5)} |")
     if verbose:
         for t in tallies.values():
             for line in t.errors:

@@ -220,10 +220,13 @@ class Recogniser:
     def _rim(self, image: Image, fix: Fix) -> tuple[Float, npt.NDArray[np.bool_]]:
         """(:meth:`rim`, which segments are blown out by a lamp's reflection).
 
-        A blown-out pixel (every channel at the sensor's ceiling) has lost the surface's
-        colour, and the white balance tints it (the gain of the light's weak channel lifts
-        a clipped white above the others): a segment's colour is the median of its pixels
-        that are not blown out, and a segment mostly blown out is glare."""
+        A blown-out pixel has lost the surface's colour, and the white balance tints it (the
+        gain of the light's weak channel lifts a clipped white above the others): a
+        segment's colour is the median of its pixels that are not blown out, and a segment
+        mostly blown out is glare. Two channels at the sensor's ceiling are enough (a
+        reflection of a warm lamp clips red and green and leaves blue just below: what is
+        left reads greenish, a colour neither the wood nor the light has); one is not (the
+        red of bright wood or skin in warm light may clip alone)."""
         g = self.geometry
         w, h = g.files, g.ranks
         inner = RIM_INNER.get(self.game, RIM_INNER[""])
@@ -231,7 +234,7 @@ class Recogniser:
         rect = (-outer, -outer, w + outer, h + outer)
         raw = warp_area(image, fix.homography, rect, RIM_PX)
         around = lab(white_balance(raw, rect, g, fix.paper))
-        clipped = np.all(raw >= BLOWN, axis=2).astype(np.float32)
+        clipped = (np.sum(raw >= BLOWN, axis=2) >= 2).astype(np.float32)
         o, i = round(outer * RIM_PX), round(inner * RIM_PX)
         ww, hh = w * RIM_PX, h * RIM_PX
         colours, glare = [], []
@@ -259,12 +262,13 @@ class Recogniser:
         the arm crosses; wood grain, light gradients and soft shadows change gently), unless
         a lamp's reflection explains the step: the segment is the wood under the veil (of
         the wood's hue, paler and lighter) or blown out (those are not compared, nor
-        compared with), or it is the bare wood beside a reflection (darker than its
-        neighbours, which are the same colour seen through a veil of white light: a veil
-        adds light, never colour). A stretch of rim off the wood's hue is a hand however
-        long (a sleeve along a whole side has no step but at its ends, and those may be
-        off the rim). A marker in view whose pattern does not show, and not for a
-        reflection (:func:`~tavola.vision.detect.marker_covered`), is under a hand too.
+        compared with), or the segment and its neighbours are the same surface, one of
+        them seen through a veil of white light (the bare wood beside a reflection, or a
+        veiled segment among bare wood: a veil adds light, never colour). A stretch of rim
+        off the wood's hue is a hand however long (a sleeve along a whole side has no step
+        but at its ends, and those may be off the rim). A marker in view whose pattern does
+        not show, and not for a reflection (:func:`~tavola.vision.detect.marker_covered`),
+        is under a hand too.
         """
         segments, glare = self._rim(image, fix)
         still = self._last_rim is not None and self._last_rim.shape == segments.shape and (
@@ -340,11 +344,19 @@ def _off_hue(segments: Float) -> tuple[float, npt.NDArray[np.bool_]]:
     # paper) into the wood: the share of the wood's chroma that is left says how light it
     # is at least (mixed in linear light, it is lighter than mixed in Lab). A pale hand or
     # sleeve of the wood's hue is darker than that.
-    veil_light = wood_light + (1 - np.clip(along, 0, 1)) * (_WHITE - wood_light)
     veiled: npt.NDArray[np.bool_] = ((light > wood_light + VEIL_LIFT) & (off < VEIL_HUE)
                                      & (along < 1)
-                                     & (light > veil_light - VEIL_LIGHT))
+                                     & (light > _veil_light(wood_light, along) - VEIL_LIGHT))
     return float(np.sort(off)[-2]) if len(off) > 1 else 0.0, veiled
+
+
+def _veil_light(wood_light: npt.ArrayLike, along: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """How light at least the wood of lightness ``wood_light`` is under a veil of white light
+    that leaves the share ``along`` of its chroma (mixed in linear light, it is lighter
+    than mixed in Lab): a pale hand or sleeve of the wood's hue is darker than that."""
+    w = np.asarray(wood_light, np.float32)
+    left = np.clip(np.asarray(along, np.float32), 0, 1)
+    return np.asarray(w + (1 - left) * (np.float32(_WHITE) - w), np.float32)
 
 
 def _rim_steps(segments: Float, sides: list[int], window: int = 5,
@@ -367,10 +379,16 @@ def _rim_steps(segments: Float, sides: list[int], window: int = 5,
     if not len(segments):
         return 0.0, 0.0
     step = np.where(skipped, np.float32(0), _delta(segments - near))
-    # Only a segment darker than its neighbours is excused: the bare wood beside a
-    # reflection. A pale hand lighter than the wood can look like the wood under a veil.
-    beside_veil = (segments[:, 0] < near[:, 0]) & (_veil_left(segments, near) < VEIL_LEFT)
-    unexplained = np.where(beside_veil, np.float32(0), step)
+    # A reflection's edge leaves the bare wood darker beside a veil, or a veiled segment
+    # lighter among bare wood (one the veil test missed: a little off the wood's hue or
+    # the rim's median lightness): a veil explains either, if the lighter segment is as
+    # light as a veil that pale makes the wood beside it (a pale hand is darker).
+    ab, wood = segments[:, 1:], near[:, 1:]
+    along = np.sum(ab * wood, axis=1) / np.maximum(np.sum(wood * wood, axis=1), 1.0)
+    pale_as_veil = segments[:, 0] > _veil_light(near[:, 0], along) - VEIL_LIGHT
+    explained = (_veil_left(segments, near) < VEIL_LEFT) & (
+        (segments[:, 0] < near[:, 0]) | pale_as_veil)
+    unexplained = np.where(explained, np.float32(0), step)
     return float(step.max()), float(unexplained.max())
 
 

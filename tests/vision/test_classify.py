@@ -11,11 +11,13 @@ import pytest
 
 from tavola.games import new_game
 from tavola.vision.classify import (
+    RIM_STEP,
     TOKENS,
     VEIL_LEFT,
     Recogniser,
     _from_linear,
     _linear,
+    _rim_steps,
     _veil_left,
     as_seen,
 )
@@ -147,3 +149,20 @@ def test_a_veil_of_white_light_explains_a_step_along_the_rim_but_a_hand_does_not
                  [40.0, 8.0, 15.0],  # a dark sleeve: the wood is no veil over it
                  [85.0, 0.0, 2.0]):  # a white sleeve: a veil leaves the wood's colour
         assert _veil_left(np.array([hand], np.float32), wood)[0] > VEIL_LEFT, hand
+
+
+def test_a_veiled_segment_among_bare_wood_is_a_reflection_but_a_pale_hand_is_not() -> None:
+    # A reflection's edge runs across the rim: a segment under the veil may stand among
+    # bare wood (lighter than its neighbours), as bare wood may stand beside a veil.
+    wood = np.array([62.0, 11.0, 26.0], np.float32)
+    veiled = _from_linear(_linear(wood[None]) * np.float32(0.9) + np.float32(0.3))[0]
+    for odd, explained in ((veiled, True),
+                           ([95.0, -1.0, 20.0], False),  # more colour than a veil leaves
+                           # the wood's hue and as pale as a veil, but too dark for that
+                           # (the flat renderer's hands in a warm room)
+                           ([70.0, 7.0, 15.0], False)):
+        side = np.repeat(wood[None], 16, axis=0)
+        side[7] = np.asarray(odd, np.float32)
+        steps, unexplained = _rim_steps(side, [16])
+        assert steps > RIM_STEP
+        assert (unexplained < RIM_STEP) == explained, odd

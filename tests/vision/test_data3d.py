@@ -50,12 +50,17 @@ HAND_MISREAD: dict[str, int] = {}
 # of the wood's hue crossing the rim without a step the rim test trusts (draughts-067: a
 # pale hand under a brown sleeve; morris-082: a dark brown hand).
 HAND_MISSED = {"draughts-067", "morris-082"}
+# Frames without a hand taken for one (skipped: a board lost): a large reflection on the
+# rim whose light is tinted, not white, after a white balance on paper at the sensor's
+# ceiling (morris-052: bluish over a whole side; quinque-089: pinkish on the mat).
+FALSE_HANDS = {"morris": 1, "quinque": 1}
 
 
 def _check(tally: SetTally, slack: float = 0.0) -> None:
     assert tally.frames > 0
     assert tally.hand_misread <= HAND_MISREAD.get(tally.game, 0), tally.errors
     assert tally.lost <= LOST.get(tally.game, 0), tally.errors  # found in every clean frame
+    assert tally.false_hands <= FALSE_HANDS.get(tally.game, 0), tally.errors
     assert 1 - tally.wrong / max(tally.cells, 1) >= FLOORS[tally.game] - slack, tally.errors
 
 
@@ -86,6 +91,28 @@ def read_frame(name: str) -> tuple[dict[str, str], dict[str, str]]:
     image = read_image(DATA / f"{name}.jpg")
     reading = Recogniser(meta["game"], fov=float(meta["fov"])).read(image)
     return as_seen(meta["game"], meta["cells"]), dict(reading.cells)
+
+
+def hand_seen(name: str) -> bool:
+    """Whether a single picture of one committed frame shows a hand."""
+    meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+    image = read_image(DATA / f"{name}.jpg")
+    return Recogniser(meta["game"], fov=float(meta["fov"])).read(image).hand
+
+
+def test_a_reflections_edge_across_the_rim_is_no_hand() -> None:
+    # A lamp's reflection ends on the rim: a segment the veil test missed (a little off the
+    # wood's hue or lightness) stands lighter among bare wood, the veil explains its step.
+    for name in ("draughts-023", "draughts-080", "draughts-087", "morris-027",
+                 "sequence-kids-047", "sequence-kids-050", "sequence-kids-086",
+                 "sequence-kids-094", "tessere-008", "tessere-041"):
+        assert not hand_seen(name), name
+
+
+def test_a_warm_lamps_reflection_clipping_red_and_green_is_no_hand() -> None:
+    # draughts-005: red and green at the sensor's ceiling, blue just below: what is left
+    # reads greenish white, neither the wood's colour nor the light's.
+    assert not hand_seen("draughts-005")
 
 
 def test_draughts_men_on_a_veiled_square_are_seen() -> None:
