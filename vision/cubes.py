@@ -45,6 +45,12 @@ class QuixoReader(Reader):
     MARK_STEP = 12.0
     TEXTURE = 4.0
     NOISE_STEP = 6.0
+    # A glare blows a glossy face out to the sensor's ceiling, where no noise is left: a
+    # share of BLOWN_SHARE of the face within FLAT of its brightest is at the ceiling, and
+    # a step of CEILING_STEP beside it is ink (a mark the glare veiled nearly to white).
+    CEILING_STEP = 3.0
+    FLAT = 0.2
+    BLOWN_SHARE = 0.3
     STROKE = 5  # pixels (at 32 a cell): a blurred stroke's width; it is dark to half its depth
     INKED = 3  # dark pixels (at 32 a cell) that ink a sector of the ring ...
     LINE = 0.9  # ... if they cover at most this share of it
@@ -82,13 +88,22 @@ class QuixoReader(Reader):
                          for cell in light]) - light
         # The face's own texture (wood grain, noise): a mark and the seams a cube pushed
         # aside shows cover less than two fifths of the face.
-        texture = np.percentile(step[:, self._face], 60, axis=1)
-        least = np.clip(self.TEXTURE * texture, self.NOISE_STEP, self.MARK_STEP)
+        texture = np.percentile(step[:, self._face], 60, axis=1)[:, None, None]
+        # Where the face beside a pixel is blown out to the sensor's ceiling (a share of the
+        # face at one level, its brightest: a lit face always keeps some noise), no noise
+        # makes a step: there CEILING_STEP is enough, unless the face has grain.
+        face = light[:, self._face]
+        top = np.percentile(face, 99, axis=1)[:, None]
+        blown = (face > top - self.FLAT).mean(axis=1) >= self.BLOWN_SHARE
+        clipped = (light > top[:, :, None] - self.FLAT).astype(np.uint8)
+        at_ceiling = blown[:, None, None] & (np.stack([cv2.dilate(c, near) for c in clipped]) > 0)
+        floor = np.where(at_ceiling, self.CEILING_STEP, self.NOISE_STEP)
+        least = np.clip(self.TEXTURE * texture, floor, self.MARK_STEP)
         # A blurred stroke's skirts are a little darker than the face too: the stroke is
         # where it is at least half as deep as its core (its width whatever the blur).
         width = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (self.STROKE, self.STROKE))
         depth = np.stack([cv2.dilate(cell, width) for cell in step])
-        dark: Bool = (step > least[:, None, None]) & (step > 0.5 * depth)
+        dark: Bool = (step > least) & (step > 0.5 * depth)
         return dark
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:

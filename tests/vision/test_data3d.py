@@ -214,9 +214,11 @@ def test_quixo_at_a_steep_tilt_is_read_on_the_cube_tops() -> None:
 def test_quixo_marks_faint_under_a_lamps_reflection_are_read() -> None:
     # A lamp's reflection on the glossy cube tops veils their marks: on a face at the
     # sensor's ceiling a mark is only 5 to 15 L darker than the face beside it (quixo-032,
-    # 064), and a veil over a whole face (040's b2) leaves its X a third as dark.
+    # 064), and a veil over a whole face (040's b2) leaves its X a third as dark; on a
+    # face blown out flat to the ceiling, 4 L is ink (090's d4: no noise is left there).
     for name, cells in (("quixo-032", ("d2", "d4")), ("quixo-064", ("b2",)),
-                        ("quixo-040", ("b2", "b3")), ("quixo-028", ("d2",))):
+                        ("quixo-040", ("b2", "b3")), ("quixo-028", ("d2",)),
+                        ("quixo-090", ("d4",))):
         truth, read = read_frame(name)
         for cell in cells:
             assert truth[cell] != "." and read[cell] == truth[cell], (name, cell)

@@ -65,3 +65,22 @@ def test_a_shadow_or_a_glares_edge_across_the_face_is_no_mark() -> None:
     u, v = _uv()
     assert _read(np.where(u + 0.3 * v < 0.02, 55.0, 90.0)) == {"."}
     assert _read(75.0 + 25.0 * (u + 0.5)) == {"."}  # a glare's gradient
+
+
+def test_a_mark_veiled_nearly_to_white_on_a_face_at_the_ceiling_is_read() -> None:
+    # quixo-090 d4: a lamp's reflection blows the face out to the sensor's ceiling, one
+    # flat level with no noise left, and veils the ink to 4 L below it: nothing else there
+    # makes a step, so the faint ring is the O.
+    assert _read(_o(93.0, 4.0)) == {"O"}
+    assert _read(_x(93.0, 4.0)) == {"X"}
+
+
+def test_a_faint_step_on_a_lit_face_or_on_grain_beside_the_ceiling_is_no_mark() -> None:
+    # Below the ceiling the sensor's noise keeps the face uneven, and wood grain whose
+    # light stripes are blown out keeps its dark ones: its texture, no mark.
+    rng = np.random.default_rng(7)
+    noisy = 85.0 + rng.normal(0.0, 1.0, _uv()[0].shape)
+    assert _read(noisy) == {"."}
+    _, v = _uv()
+    for period in (0.2, 0.3):
+        assert _read(np.minimum(88.0, 85.0 + 4.0 * np.sin(2 * np.pi * v / period))) == {"."}
