@@ -49,6 +49,9 @@ _BLOCK = len(TOKENS)  # the index of a block in a solver's move
 _CELLS = 25
 
 
+ORDER_FROM = 6  # placements are ordered by the replies they leave above this many empty cells
+
+
 class _Budget(Exception):
     """The node budget ran out."""
 
@@ -87,6 +90,7 @@ class _Solver:
         self.budget = budget
         self.nodes = 0
         self.table: dict[tuple[Any, ...], bool] = {}
+        self.history: dict[tuple[int, int], int] = {}
 
     # ------------------------------------------------------------------ reading
     def available(self) -> int:
@@ -231,6 +235,29 @@ class _Solver:
             supply[TOKEN_MASK[t] & relevant] += n
         return (*codes, *supply, self.to_move, *self.blocks)
 
+    def order(self, moves: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """``moves`` with those leaving the opponent the fewest safe replies first (a
+        proof is shortest through the opponent's narrowest choices); a look at a child
+        counts as a node."""
+        counted: list[tuple[int, tuple[int, int]]] = []
+        for t, i in moves:
+            self.nodes += 1
+            self.place(t, i)
+            try:
+                survey = self.survey()
+                if survey is None:
+                    replies = 1000  # hands over a line (not among safe moves)
+                elif not survey[0]:
+                    replies = 0
+                else:
+                    found, safe = self.moves(survey[1], survey[2], survey[3])
+                    replies = len(found) if safe else 0
+            finally:
+                self.take_back(t, i)
+            counted.append((replies, (t, i)))
+        counted.sort(key=lambda c: c[0])
+        return [m for _, m in counted]
+
     def wins(self) -> bool:
         """Whether the player to move wins with perfect play from here."""
         self.nodes += 1
@@ -255,6 +282,8 @@ class _Solver:
             result = False  # every placement hands the opponent a line
         else:
             result = False
+            if len(moves) > 1 and self.cell.count(-1) > ORDER_FROM:
+                moves = self.order(moves)
             for t, i in moves:
                 self.place(t, i)
                 try:
