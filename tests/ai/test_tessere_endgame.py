@@ -116,3 +116,26 @@ def test_strongest_plays_a_proved_win_and_counts_the_solver_nodes() -> None:
             assert result.nodes >= solution.nodes
             return
     pytest.fail("no won position among the samples")
+
+
+# RULES.md 1.4's full board with no configuration, e5 emptied: Player 1's block stands on
+# c5, every checker is down and Player 2 still holds their block.
+_NOTHING_TO_PLACE = {
+    "a5": "RB", "b5": "GB", "c5": "K", "d5": "GB",
+    "a4": "RG", "b4": "B", "c4": "RY", "d4": "YG", "e4": "RG",
+    "a3": "Y", "b3": "YB", "c3": "R", "d3": "RY", "e3": "RY",
+    "a2": "RB", "b2": "YG", "c2": "GB", "d2": "YG", "e2": "YB",
+    "a1": "RB", "b1": "RYGB", "c1": "RG", "d1": "G", "e1": "YB",
+}  # fmt: skip
+
+
+def test_a_player_with_nothing_to_place_passes_and_loses_the_tie_break() -> None:
+    game = new_game("tessere")
+    assert isinstance(game, Tessere)
+    game.set_position({"board": _NOTHING_TO_PLACE, "blocks": [[0, "c5"]], "to_move": 0})
+    assert [str(m) for m in game.legal_moves()] == ["pass"]
+    solution = solve(game, 100)
+    assert solution.wins is False and str(solution.move) == "pass"
+    assert _wins(game) is False
+    game.apply("pass")
+    assert solve(game, 100).wins is True  # Player 2's block goes down second
