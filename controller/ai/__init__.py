@@ -24,14 +24,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tavola.games import Game
+from tavola.games.tessere import Tessere
 
 from .evaluation import WIN, knowledge
 from .mcts import InformationSetMCTS
 from .search import AlphaBeta, Budget, Oracle, ScoredTurn, SearchResult, Turn
+from .tessere_endgame import Solution
+from .tessere_endgame import solve as solve_tessere
 
 __all__ = [
     "LEVELS",
@@ -81,6 +84,11 @@ LEVELS: dict[str, Level] = {
     # beginner read the contempt as a real deficit and picked a weak push within it.
     "strongest": Level("strongest", nodes=12000, max_depth=64, endgames=True, contempt=True),
 }
+
+
+# Tessere's exact endgame is tried from this many empty cells on: from 10 it is solved in
+# about a thousand nodes, from 12 it can take a hundred thousand.
+TESSERE_SOLVE_EMPTIES = 12
 
 
 def level_named(name: str | Level) -> Level:
@@ -134,10 +142,48 @@ def analyse(
         return InformationSetMCTS(work, info, budget, random.Random(seed)).run(
             count, tuple(exclude)
         )
+    solved = _solve_tessere(work, lvl, budget, exclude)
+    if solved is not None and solved.wins and count == 1:
+        return _won(solved, work, [], 0)
+    if solved is not None and budget.nodes is not None:
+        budget = replace(budget, nodes=max(1, budget.nodes - solved.nodes))
     search = AlphaBeta(work, info, budget, _oracle(game, lvl, endgames), max_depth=lvl.max_depth,
                        contempt=lvl.contempt)
     # A level that picks among the near-best (``slack``) needs their exact scores.
-    return search.run(count, exclude, margin=lvl.slack)
+    result = search.run(count, exclude, margin=lvl.slack)
+    if solved is not None:
+        result.nodes += solved.nodes
+        if solved.wins:
+            return _won(solved, work, result.ranked, result.nodes)
+    return result
+
+
+def _solve_tessere(game: Game[Any], level: Level, budget: Budget,
+                   exclude: Sequence[Turn]) -> Solution | None:
+    """Tessere's endgame solved exactly (:func:`tavola.ai.tessere_endgame.solve`) at the levels
+    with ``endgames``, once at most ``TESSERE_SOLVE_EMPTIES`` cells are empty, on half the
+    node budget (the search gets what it leaves, and the nodes count in the result); None
+    when not asked."""
+    if not isinstance(game, Tessere) or not level.endgames:
+        return None
+    if sum(1 for token in game.view().values() if not token) > TESSERE_SOLVE_EMPTIES:
+        return None
+    share = (budget.nodes if budget.nodes is not None else level.nodes) // 2
+    solved = solve_tessere(game, max(1, share))
+    if solved.wins and (solved.move,) in {tuple(t) for t in exclude}:
+        # The winning move was already shown: rank the others by search.
+        return replace(solved, wins=None, move=None)
+    return solved
+
+
+def _won(solved: Solution, game: Game[Any], ranked: list[ScoredTurn], nodes: int) -> SearchResult:
+    """The search's ranking with the solver's winning move first, scored as a win."""
+    turn = (solved.move,)
+    # The distance to the win is not known: the cells left bound it.
+    plies = sum(1 for token in game.view().values() if not token)
+    first = ScoredTurn(turn, WIN - plies, game.turn_notation([str(solved.move)]))
+    rest = [r for r in ranked if r.turn != turn]
+    return SearchResult([first, *rest], plies, nodes or solved.nodes)
 
 
 def hint(

@@ -200,7 +200,13 @@ def _draughts_capture(moves: Sequence[Any]) -> bool:
 # the player who finds none left must give the win away. A full board goes to the player
 # who placed their block second.
 _TESSERE_PARITY = 90  # the last safe placement, at the end; less while the board is open
-_TESSERE_BLOCK = 40
+# Holding one's block while the opponent's is down: the last block wins a full board, and
+# until then it is a safe turn in hand (40 before; with 80 the search stopped giving its
+# block away early, which let greedy put its own down second).
+_TESSERE_BLOCK = 80
+# The parity of safe placements is read only from this many empty cells on: with the board
+# open it is noise (every turn scored within a few points), which decided early blocks.
+_TESSERE_PARITY_FROM = 15
 
 
 def _tessere(game: Game[Any]) -> int:
@@ -250,7 +256,9 @@ def _tessere(game: Game[Any]) -> int:
     elif mine is not None and theirs is None:
         score -= _TESSERE_BLOCK
     # Who makes the last safe placement: the player to move when the count is odd.
-    weight = _TESSERE_PARITY * max(0, 25 - len(empties)) // 25
+    weight = 0
+    if len(empties) <= _TESSERE_PARITY_FROM:
+        weight = _TESSERE_PARITY * (25 - len(empties)) // 25
     score += weight if (safe + held) % 2 else -weight
     return score
 

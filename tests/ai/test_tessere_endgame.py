@@ -1,0 +1,141 @@
+"""Tessere's exact endgame solver against plain minimax over the rules engine."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tavola.ai import analyse
+from tavola.ai.tessere_endgame import solve
+from tavola.games import new_game
+from tavola.games.tessere import Tessere
+
+
+def _position(seed: int, empties: int) -> Tessere:
+    """A position reached by random placements that end nothing, ``empties`` cells left
+    (blocks placed now and then, so passes and the tie-break come up)."""
+    rng = random.Random(seed)
+    while True:
+        game = new_game("tessere")
+        assert isinstance(game, Tessere)
+        while True:
+            left = sum(1 for token in game.view().values() if not token)
+            if left == empties:
+                return game
+            moves = game.legal_moves()
+            rng.shuffle(moves)
+            blocks = [m for m in moves if str(m).startswith("K@")]
+            if blocks and rng.random() < 0.1:
+                moves = blocks + moves
+            for move in moves:
+                game.push(move)
+                if game.outcome() is None:
+                    break
+                game.undo()
+            else:
+                break  # every placement ends the game: start again
+
+
+def _wins(game: Tessere) -> bool:
+    """Whether the player to move wins, by trying every legal move to the end."""
+    outcome = game.outcome()
+    if outcome is not None:
+        return outcome.winner == game.current_player
+    me = game.current_player
+    for move in game.legal_moves():
+        game.push(move)
+        try:
+            outcome = game.outcome()
+            if outcome is not None:
+                won = outcome.winner == me
+            elif game.current_player == me:
+                won = _wins(game)
+            else:
+                won = not _wins(game)
+        finally:
+            game.undo()
+        if won:
+            return True
+    return False
+
+
+def test_a_line_completed_at_once_is_found() -> None:
+    game = new_game("tessere")
+    assert isinstance(game, Tessere)
+    for text in ("R@a1", "RY@b1", "RB@c1", "K@e5"):
+        game.apply(text)
+    solution = solve(game, 1000)
+    assert solution.wins is True and solution.move is not None
+    game.apply(solution.move)
+    outcome = game.outcome()
+    assert outcome is not None and outcome.winner == 0
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_the_solver_agrees_with_minimax_on_small_endgames(seed: int) -> None:
+    _agrees(_position(seed, empties=2 + seed % 2))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(6))
+def test_the_solver_agrees_with_minimax_with_four_cells_left(seed: int) -> None:
+    _agrees(_position(100 + seed, empties=4))
+
+
+def _agrees(game: Tessere) -> None:
+    solution = solve(game, 100_000)
+    assert solution.wins is not None
+    assert solution.wins == _wins(game)
+    if solution.wins:  # the move it gives keeps the win
+        assert solution.move is not None
+        me = game.current_player
+        game.apply(solution.move)
+        outcome = game.outcome()
+        if outcome is not None:
+            assert outcome.winner == me
+        else:
+            assert _wins(game) == (game.current_player == me)
+
+
+def test_a_budget_too_small_gives_no_answer() -> None:
+    game = new_game("tessere")
+    assert isinstance(game, Tessere)
+    solution = solve(game, 10)  # the opening: far from any end
+    assert solution.wins is None and solution.move is None and solution.nodes == 10
+
+
+def test_strongest_plays_a_proved_win_and_counts_the_solver_nodes() -> None:
+    for seed in range(40):
+        game = _position(seed, empties=7)
+        solution = solve(game, 100_000)
+        if solution.wins:
+            result = analyse(game, "strongest")
+            assert result.ranked[0].wins
+            assert result.ranked[0].turn == (solution.move,)
+            assert result.nodes >= solution.nodes
+            return
+    pytest.fail("no won position among the samples")
+
+
+# RULES.md 1.4's full board with no configuration, e5 emptied: Player 1's block stands on
+# c5, every checker is down and Player 2 still holds their block.
+_NOTHING_TO_PLACE = {
+    "a5": "RB", "b5": "GB", "c5": "K", "d5": "GB",
+    "a4": "RG", "b4": "B", "c4": "RY", "d4": "YG", "e4": "RG",
+    "a3": "Y", "b3": "YB", "c3": "R", "d3": "RY", "e3": "RY",
+    "a2": "RB", "b2": "YG", "c2": "GB", "d2": "YG", "e2": "YB",
+    "a1": "RB", "b1": "RYGB", "c1": "RG", "d1": "G", "e1": "YB",
+}  # fmt: skip
+
+
+def test_a_player_with_nothing_to_place_passes_and_loses_the_tie_break() -> None:
+    game = new_game("tessere")
+    assert isinstance(game, Tessere)
+    game.set_position({"board": _NOTHING_TO_PLACE, "blocks": [[0, "c5"]], "to_move": 0})
+    assert [str(m) for m in game.legal_moves()] == ["pass"]
+    solution = solve(game, 100)
+    assert solution.wins is False and str(solution.move) == "pass"
+    assert _wins(game) is False
+    game.apply("pass")
+    assert solve(game, 100).wins is True  # Player 2's block goes down second
