@@ -23,7 +23,7 @@ def _position(seed: int, empties: int) -> Tessere:
             left = sum(1 for token in game.view().values() if not token)
             if left == empties:
                 return game
-            moves = game.legal_moves()
+            moves = list(game.legal_moves())  # the game's cached tuple: shuffle a copy
             rng.shuffle(moves)
             blocks = [m for m in moves if str(m).startswith("K@")]
             if blocks and rng.random() < 0.1:
