@@ -31,7 +31,16 @@ import numpy.typing as npt
 
 from .chips import ChipReader
 from .cubes import QuixoReader
-from .detect import BLOWN, BoardTracker, Fix, Image, camera_matrix, marker_covered, warp_area
+from .detect import (
+    BGR,
+    BLOWN,
+    BoardTracker,
+    Fix,
+    Image,
+    camera_matrix,
+    marker_covered,
+    warp_area,
+)
 from .discs import DraughtsReader, MorrisReader
 from .geometry import BoardGeometry, geometry_for
 from .light import PAPER, Float, lab, white_balance
@@ -119,6 +128,9 @@ class Recogniser:
     fresh marker searches (0: only when tracking fails). ``fov``: the camera's horizontal
     field of view in degrees (for the parallax of tall pieces). ``start``: Quinque's
     position in the game's coordinates, to align the tiles on the table with them.
+    ``ink_balance``: white-balance a paper clipped at the sensor's ceiling by the light's
+    tint its markers' ink shows (:func:`~tavola.vision.light.paper_light`); off by
+    default: the readers' thresholds were set under the paper-only balance (README).
     """
 
     game: str
@@ -127,6 +139,7 @@ class Recogniser:
     redetect_every: int = 150
     fov: float = FOV
     start: Mapping[str, str] | None = None
+    ink_balance: bool = False
     geometry: BoardGeometry = field(init=False)
     reader: Reader = field(init=False)
     tracker: BoardTracker = field(init=False)
@@ -208,8 +221,13 @@ class Recogniser:
         white-balanced, as float32 BGR images."""
         k = camera_matrix(image.shape[1], image.shape[0], self.fov)
         rect, px = self.reader.rect, self.reader.px
-        return [white_balance(warp_area(image, h, rect, px), rect, self.geometry, fix.paper)
+        return [white_balance(warp_area(image, h, rect, px), rect, self.geometry, fix.paper,
+                              ink=self._ink(fix))
                 for h in self.reader.planes(fix.homography, k, image)]
+
+    def _ink(self, fix: Fix) -> Mapping[int, BGR] | None:
+        """The markers' ink for the white balance, if it is to use it."""
+        return fix.ink if self.ink_balance else None
 
     # ------------------------------------------------------------------ hands
     def rim(self, image: Image, fix: Fix) -> Float:
@@ -233,7 +251,7 @@ class Recogniser:
         outer = inner + RIM_WIDTH
         rect = (-outer, -outer, w + outer, h + outer)
         raw = warp_area(image, fix.homography, rect, RIM_PX)
-        around = lab(white_balance(raw, rect, g, fix.paper))
+        around = lab(white_balance(raw, rect, g, fix.paper, ink=self._ink(fix)))
         clipped = (np.sum(raw >= BLOWN, axis=2) >= 2).astype(np.float32)
         o, i = round(outer * RIM_PX), round(inner * RIM_PX)
         ww, hh = w * RIM_PX, h * RIM_PX

@@ -441,26 +441,32 @@ def _modules(patch: Image) -> npt.NDArray[np.float32]:
 
 def inspect_marker(
     image: Image, homography: Matrix, geometry: BoardGeometry, marker: int
-) -> tuple[float, tuple[float, float, float]]:
-    """(match, paper): how well the patch where ``homography`` puts ``marker`` matches
-    its pattern, as the correlation (-1 ... 1) of its modules' brightness with the known
-    modules (above :data:`MATCH`: the marker is there, within about a third of a module);
-    and the colour (BGR) of its white paper, for white balance."""
+) -> tuple[float, BGR, BGR]:
+    """(match, paper, ink): how well the patch where ``homography`` puts ``marker``
+    matches its pattern, as the correlation (-1 ... 1) of its modules' brightness with the
+    known modules (above :data:`MATCH`: the marker is there, within about a third of a
+    module); and the colours (BGR) of its white paper and of its black print, for white
+    balance (vision.light)."""
     modules = _modules(_marker_patch(image, homography, geometry, marker))
     grey = modules.mean(axis=1) if modules.shape[1] > 1 else modules[:, 0]
     pattern = _PATTERNS[marker]
     inside = _inside(image, _project(homography, _module_centres(geometry, marker)), 1.0)
     if not np.all(inside):  # a marker cut by the frame's edge: judge the part in it
         if np.mean(inside) < 0.5:
-            return 0.0, (0.0, 0.0, 0.0)
+            return 0.0, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
         modules, grey, pattern = modules[inside], grey[inside], pattern[inside]
-    light = pattern > 0
-    paper = np.median(modules[light], axis=0) if modules.shape[1] == 3 else np.repeat(
-        np.median(grey[light]), 3)
-    colour = (float(paper[0]), float(paper[1]), float(paper[2]))
+    paper, ink = (_median_colour(modules[side], grey[side]) for side in (pattern > 0, pattern < 0))
     if float(grey.std()) < 8:  # a flat patch: covered, or nothing there
-        return 0.0, colour
-    return float(np.corrcoef(grey, pattern)[0, 1]), colour
+        return 0.0, paper, ink
+    return float(np.corrcoef(grey, pattern)[0, 1]), paper, ink
+
+
+def _median_colour(modules: npt.NDArray[np.float32], grey: npt.NDArray[np.float32]) -> BGR:
+    """The median colour (BGR; a grey frame's grey thrice) of some modules."""
+    if not len(grey):
+        return (0.0, 0.0, 0.0)
+    c = np.median(modules, axis=0) if modules.shape[1] == 3 else np.repeat(np.median(grey), 3)
+    return (float(c[0]), float(c[1]), float(c[2]))
 
 
 def _module_centres(geometry: BoardGeometry, marker: int) -> npt.NDArray[np.float64]:
@@ -559,19 +565,27 @@ class Fix:
 
     ``homography`` maps board coordinates to pixels; ``seen`` are the markers confirmed in
     this frame (their patches match); ``paper`` the colour of each seen marker's white
-    paper (a white reference at each corner); ``redetected`` says whether the markers were
-    searched for afresh (a slower frame).
+    paper (a white reference at each corner) and ``ink`` that of its black print (a second
+    reference, vision.light); ``redetected`` says whether the markers were searched for
+    afresh (a slower frame).
     """
 
     homography: Matrix
     seen: frozenset[int]
     redetected: bool
     paper: Mapping[int, BGR] = field(default_factory=dict)
+    ink: Mapping[int, BGR] = field(default_factory=dict)
 
     @property
     def missing(self) -> tuple[int, ...]:
         """The markers not confirmed in this frame, in id order."""
         return tuple(m for m in MARKER_IDS if m not in self.seen)
+
+
+def _fix(homography: Matrix, seen: Mapping[int, tuple[BGR, BGR]], redetected: bool) -> Fix:
+    """A :class:`Fix` from the markers :meth:`BoardTracker.check` confirmed."""
+    return Fix(homography, frozenset(seen), redetected, {m: p for m, (p, _) in seen.items()},
+               {m: k for m, (_, k) in seen.items()})
 
 
 @dataclass
@@ -593,17 +607,17 @@ class BoardTracker:
         """Forget the board's position: the next frame searches for the markers."""
         self.homography = None
 
-    def check(self, image: Image, homography: Matrix | None = None) -> dict[int, BGR]:
+    def check(self, image: Image, homography: Matrix | None = None) -> dict[int, tuple[BGR, BGR]]:
         """The markers whose patches match ``homography`` (default: the tracked one) in
-        ``image``, with their paper colours."""
+        ``image``, with their paper and ink colours."""
         h = self.homography if homography is None else homography
         if h is None:
             return {}
-        seen: dict[int, BGR] = {}
+        seen: dict[int, tuple[BGR, BGR]] = {}
         for m in MARKER_IDS:
-            score, paper = inspect_marker(image, h, self.geometry, m)
+            score, paper, ink = inspect_marker(image, h, self.geometry, m)
             if score >= MATCH:
-                seen[m] = paper
+                seen[m] = paper, ink
         return seen
 
     def update(self, image: Image) -> Fix:
@@ -618,7 +632,7 @@ class BoardTracker:
         if self.homography is not None and not periodic:
             seen = self.check(image)
             if len(seen) >= MIN_MARKERS:
-                return Fix(self.homography, frozenset(seen), False, seen)
+                return _fix(self.homography, seen, False)
         return self.redetect(image)
 
     def redetect(self, image: Image) -> Fix:
@@ -632,7 +646,7 @@ class BoardTracker:
             # confirm (a blurred frame can hide a marker from the detector, not the check).
             seen = self.check(image)
             if self.homography is not None and len(seen) >= MIN_MARKERS:
-                return Fix(self.homography, frozenset(seen), True, seen)
+                return _fix(self.homography, seen, True)
             two = self._two_markers(image, corners)
             if two is None:
                 raise
@@ -641,7 +655,7 @@ class BoardTracker:
         if len(seen) < MIN_MARKERS:  # detected, but the fit does not hold: say which
             raise MarkersNotFoundError([m for m in MARKER_IDS if m not in seen])
         self.homography = h
-        return Fix(h, frozenset(seen), True, seen)
+        return _fix(h, seen, True)
 
     def _two_markers(self, image: Image, corners: Mapping[int, Corners]) -> Fix | None:
         """The board from two markers alone, when the other two are accounted for: each
@@ -661,4 +675,4 @@ class BoardTracker:
                for m in MARKER_IDS if m not in whole):
             return None
         self.homography = h
-        return Fix(h, frozenset(seen), True, seen)
+        return _fix(h, seen, True)
