@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import random
 import statistics
 import sys
@@ -326,6 +327,98 @@ def quinque_versus_oracle(rounds: int) -> None:
     print(f"  perft d3 leaves: ours {ours_leaves:,}, theirs {their_leaves:,} ({same})")
 
 
+# ----------------------------------------------------------------------------- morris
+MORRIS_GAMES = 20  # random games per engine and round, played alternately
+
+
+def _oracle_module(name: str) -> Any:
+    """A test oracle (an engine as it was before a speed round), from ``tests/games``."""
+    root = str(Path(__file__).resolve().parents[1])
+    if root not in sys.path:
+        sys.path.insert(0, root)  # the oracles live with the tests
+    return importlib.import_module(f"tests.games.{name}")
+
+
+def _step_costs(make: Callable[[], Any], games: list[list[Any]]) -> tuple[float, float, float]:
+    """CPU µs per action over ``games`` (each a list of its actions, replayed on a new game
+    from ``make``): the whole step (``legal_moves()``, ``apply``), the engine's hooks alone
+    (``_legal_moves()``, ``_apply``) and the hooks' move generation alone."""
+    actions = sum(map(len, games))
+
+    def replay(step: Callable[[Any, Any], None]) -> float:
+        start = clock()
+        for moves in games:
+            game = make()
+            for move in moves:
+                step(game, move)
+        return (clock() - start) / actions * 1e6
+
+    def whole(game: Any, move: Any) -> None:
+        game.legal_moves()
+        game.apply(move)
+
+    def hooks(game: Any, move: Any) -> None:
+        game._legal_moves()
+        game._apply(move)
+
+    def twice(game: Any, move: Any) -> None:
+        game._legal_moves()
+        game._legal_moves()
+        game._apply(move)
+
+    full, engine, generation = replay(whole), replay(hooks), replay(twice)
+    return full, engine, generation - engine
+
+
+def morris_versus_oracle(rounds: int) -> None:
+    """Print morris's speed against its engine of the second playouts round of issue 13
+    (``tests/games/morris_oracle.py``): random playouts (``random_playout``, the same seeds
+    on both, which list their moves in the same order and so play the same games) and perft
+    depth 4, in CPU time, one game or perft of each engine in turn; then what an action
+    costs in each (best of the rounds, the first round's games replayed)."""
+    oracle = _oracle_module("morris_oracle")
+    makers: tuple[Callable[[], Any], ...] = (lambda: new_game("morris"), oracle.OracleMorris)
+    ours_leaves, their_leaves = (perft(make(), 4) for make in makers)
+    same = "identical" if ours_leaves == their_leaves else "DIFFERENT: not comparable"
+    mine_p: list[float] = []
+    theirs_p: list[float] = []
+    mine_t: list[float] = []
+    theirs_t: list[float] = []
+    for r in range(rounds):
+        counts, seconds = [0, 0], [0.0, 0.0]
+        for g in range(MORRIS_GAMES):
+            for side, make in enumerate(makers):
+                start = clock()
+                counts[side] += random_playout(make(), random.Random(r * 1000 + g))
+                seconds[side] += clock() - start
+        mine_p.append(counts[0] / seconds[0])
+        theirs_p.append(counts[1] / seconds[1])
+        for rates, make in ((mine_t, makers[0]), (theirs_t, makers[1])):
+            rates.append(timed(functools.partial(lambda m: perft(m(), 4), make))[1])
+    ratio_p = Spread.of([a / b for a, b in zip(mine_p, theirs_p, strict=True)])
+    ratio_t = Spread.of([a / b for a, b in zip(mine_t, theirs_t, strict=True)])
+    print("\nmorris vs its engine of the second playouts round (tests/games/morris_oracle.py)")
+    print(f"  playouts actions/s: ours {Spread.of(mine_p)}, theirs {Spread.of(theirs_p)};"
+          f" ratio {ratio_p.ratio()}")
+    print(f"  perft d4 leaves/s: ours {Spread.of(mine_t)}, theirs {Spread.of(theirs_t)};"
+          f" ratio {ratio_t.ratio()}")
+    print(f"  perft d4 leaves: ours {ours_leaves:,}, theirs {their_leaves:,} ({same})")
+    games: list[list[str]] = []
+    for g in range(MORRIS_GAMES):
+        game = new_game("morris")
+        random_playout(game, random.Random(g))
+        games.append([str(m) for m in game.history])
+    for label, make in (("ours", makers[0]), ("theirs", makers[1])):
+        parse = make().parse_move
+        moves = [[parse(text) for text in texts] for texts in games]
+        costs = [_step_costs(make, moves) for _ in range(rounds)]
+        full, engine, generation = (min(c[i] for c in costs) for i in range(3))
+        print(f"  {label}: an action costs {full:.2f} µs: the engine's hooks {engine:.2f}"
+              f" (generating the moves {generation:.2f}, applying one"
+              f" {engine - generation:.2f}), the contract and undo snapshot"
+              f" {full - engine:.2f}")
+
+
 def compare(ref: Reference, rounds: int) -> None:
     """Print one reference's playout and perft figures and ratios, round by round paired."""
     ours_leaves = perft(new_game(ref.game, **ref.params), ref.depth)
@@ -383,6 +476,8 @@ def main() -> None:
     for ref in refs:
         if not args.games or ref.game in args.games:
             compare(ref, rounds)
+    if not args.games or "morris" in args.games:
+        morris_versus_oracle(rounds)
     if not args.games or "quinque" in args.games:
         quinque_versus_oracle(rounds)
 

@@ -112,9 +112,14 @@ class MorrisMove:
     # Precomputed for _apply, the hot path: the bits the action toggles on a bitboard
     # (the mover's for a placement or slide, the victim's for a removal), and a slide as
     # src * 24 + dst and as its reverse (to spot a man moving straight back).
+    # The masks of the two mills through ``dst`` (0 for a pass), and the points next to
+    # the point the action empties (a slide's origin, a removed man's point; 0 otherwise).
     flip: int = field(init=False, compare=False, repr=False)
     code: int = field(init=False, compare=False, repr=False)
     back: int = field(init=False, compare=False, repr=False)
+    mill_a: int = field(init=False, compare=False, repr=False)
+    mill_b: int = field(init=False, compare=False, repr=False)
+    freed: int = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         src, dst = self.src, self.dst
@@ -122,6 +127,11 @@ class MorrisMove:
         object.__setattr__(self, "flip", flip)
         object.__setattr__(self, "code", src * 24 + dst)
         object.__setattr__(self, "back", dst * 24 + src)
+        mill_a, mill_b = MILLS_AT[dst] if dst >= 0 else (0, 0)
+        object.__setattr__(self, "mill_a", mill_a)
+        object.__setattr__(self, "mill_b", mill_b)
+        emptied = src if self.kind == SHIFT else dst if self.kind == REMOVE else -1
+        object.__setattr__(self, "freed", ADJACENT[emptied] if emptied >= 0 else 0)
 
     def __str__(self) -> str:
         return self.text
@@ -343,6 +353,10 @@ class Morris(Game[MorrisMove]):
         self._optional: bool = opts["optional_removal"]
         self._threefold: bool = opts["threefold_repetition"]
         self._quiet_limit: int = opts["no_removal_plies"]
+        # The first quiet ply at which a turn may end in a draw (see _draw_checks).
+        self._first_draw_check: int = min(
+            8 if self._threefold else 1 << 30, self._quiet_limit or 1 << 30
+        )
         self._men = [0, 0]
         self._hand = [MEN, MEN]
         self._turn = 0
@@ -422,16 +436,36 @@ class Morris(Game[MorrisMove]):
         if kind == SHIFT:  # the common action first: most of a game is slides
             own = men[me] ^ move.flip
             men[me] = own
-            self._quiet += 1
+            quiet = self._quiet + 1
+            self._quiet = quiet
             last = self._last
             back = last[me] == move.back
             last[me] = move.code
-            a, b = MILLS_AT[move.dst]
-            closed = (own & a == a) + (own & b == b)
-            if closed and not (back and self._no_reform) and self._removable(me ^ 1):
-                self._pending = closed if self._per_mill == 2 else 1
+            a, b = move.mill_a, move.mill_b
+            if (
+                (own & a == a or own & b == b)
+                and not (back and self._no_reform)
+                and self._removable(me ^ 1)
+            ):
+                self._pending = (own & a == a) + (own & b == b) if self._per_mill == 2 else 1
                 return
-            self._end_turn(me, ADJACENT[move.src])
+            # _end_turn(me, move.freed) inlined (slides are the hot path): keep the two alike.
+            nxt = me ^ 1
+            self._turn = nxt  # _pending is 0 already: a slide is never owed
+            theirs = men[nxt]
+            hand = self._hand
+            key = men[0] | men[1] << 24 | nxt << 48 | hand[0] << 49 | hand[1] << 53
+            keys = self._keys
+            keys.append(key)
+            if not (hand[nxt] or move.freed & theirs or (self._flying and theirs.bit_count() <= 3)):
+                cw = ((theirs << 1) & 0xFEFEFE) | ((theirs >> 7) & 0x010101)
+                ccw = ((theirs >> 1) & 0x7F7F7F) | ((theirs << 7) & 0x808080)
+                cross = ((theirs << 8) | (theirs >> 8)) & _MIDPOINTS
+                if not (cw | ccw | cross) & ~(own | theirs) & FULL:
+                    self._result = Outcome(me, Reason.BLOCKED)
+                    return
+            if quiet >= self._first_draw_check:
+                self._draw_checks(key, quiet, keys)
             return
         if kind == REMOVE:
             victim = me ^ 1
@@ -446,7 +480,7 @@ class Morris(Game[MorrisMove]):
             self._pending -= 1
             if self._pending and self._removable(victim):
                 return
-            self._end_turn(me, ADJACENT[move.dst])
+            self._end_turn(me, move.freed)
             return
         if kind == PASS:
             self._end_turn(me, 0)
@@ -456,10 +490,9 @@ class Morris(Game[MorrisMove]):
         self._hand[me] -= 1
         self._quiet = 0
         self._last[me] = -1
-        a, b = MILLS_AT[move.dst]
-        closed = (own & a == a) + (own & b == b)
-        if closed and self._removable(me ^ 1):
-            self._pending = closed if self._per_mill == 2 else 1
+        a, b = move.mill_a, move.mill_b
+        if (own & a == a or own & b == b) and self._removable(me ^ 1):
+            self._pending = (own & a == a) + (own & b == b) if self._per_mill == 2 else 1
             return
         self._end_turn(me, 0)
 
@@ -486,6 +519,13 @@ class Morris(Game[MorrisMove]):
                 self._result = Outcome(me, Reason.BLOCKED)
                 return
         quiet = self._quiet
+        if quiet >= self._first_draw_check:
+            self._draw_checks(key, quiet, keys)
+
+    def _draw_checks(self, key: int, quiet: int, keys: list[Any]) -> None:
+        """The draws of a turn ending with ``quiet`` plies since the last placement or
+        removal and the new position's ``key`` (already the last of ``keys``); called from
+        ``quiet`` >= _first_draw_check on."""
         # A position can only recur after 4 plies without a placement or removal, so its
         # third occurrence needs at least 8. From there the keys recorded since the last
         # placement or removal (the only ones this position can repeat) are also kept as
