@@ -353,10 +353,6 @@ class Morris(Game[MorrisMove]):
         self._optional: bool = opts["optional_removal"]
         self._threefold: bool = opts["threefold_repetition"]
         self._quiet_limit: int = opts["no_removal_plies"]
-        # The first quiet ply at which a turn may end in a draw (see _draw_checks).
-        self._first_draw_check: int = min(
-            8 if self._threefold else 1 << 30, self._quiet_limit or 1 << 30
-        )
         self._men = [0, 0]
         self._hand = [MEN, MEN]
         self._turn = 0
@@ -436,8 +432,7 @@ class Morris(Game[MorrisMove]):
         if kind == SHIFT:  # the common action first: most of a game is slides
             own = men[me] ^ move.flip
             men[me] = own
-            quiet = self._quiet + 1
-            self._quiet = quiet
+            self._quiet += 1
             last = self._last
             back = last[me] == move.back
             last[me] = move.code
@@ -449,23 +444,7 @@ class Morris(Game[MorrisMove]):
             ):
                 self._pending = (own & a == a) + (own & b == b) if self._per_mill == 2 else 1
                 return
-            # _end_turn(me, move.freed) inlined (slides are the hot path): keep the two alike.
-            nxt = me ^ 1
-            self._turn = nxt  # _pending is 0 already: a slide is never owed
-            theirs = men[nxt]
-            hand = self._hand
-            key = men[0] | men[1] << 24 | nxt << 48 | hand[0] << 49 | hand[1] << 53
-            keys = self._keys
-            keys.append(key)
-            if not (hand[nxt] or move.freed & theirs or (self._flying and theirs.bit_count() <= 3)):
-                cw = ((theirs << 1) & 0xFEFEFE) | ((theirs >> 7) & 0x010101)
-                ccw = ((theirs >> 1) & 0x7F7F7F) | ((theirs << 7) & 0x808080)
-                cross = ((theirs << 8) | (theirs >> 8)) & _MIDPOINTS
-                if not (cw | ccw | cross) & ~(own | theirs) & FULL:
-                    self._result = Outcome(me, Reason.BLOCKED)
-                    return
-            if quiet >= self._first_draw_check:
-                self._draw_checks(key, quiet, keys)
+            self._end_turn(me, move.freed)
             return
         if kind == REMOVE:
             victim = me ^ 1
@@ -519,13 +498,6 @@ class Morris(Game[MorrisMove]):
                 self._result = Outcome(me, Reason.BLOCKED)
                 return
         quiet = self._quiet
-        if quiet >= self._first_draw_check:
-            self._draw_checks(key, quiet, keys)
-
-    def _draw_checks(self, key: int, quiet: int, keys: list[Any]) -> None:
-        """The draws of a turn ending with ``quiet`` plies since the last placement or
-        removal and the new position's ``key`` (already the last of ``keys``); called from
-        ``quiet`` >= _first_draw_check on."""
         # A position can only recur after 4 plies without a placement or removal, so its
         # third occurrence needs at least 8. From there the keys recorded since the last
         # placement or removal (the only ones this position can repeat) are also kept as

@@ -1,8 +1,9 @@
 """Nine Men's Morris's engine as the second playouts round of issue 13 left it: the oracle
 and the speed reference.
 
-The engine in :mod:`tavola.games.morris` has since moved the end of a slide's turn into
-``_apply`` and keeps more of each move's bitboards on the move; tests check that both give
+The engine in :mod:`tavola.games.morris` has since kept more of each move's bitboards on
+the move (the masks of the mills through its destination, the points next to the point it
+empties), and whole-board generators were measured against it; tests check that both give
 the same moves in the same order, outcomes and states on hundreds of random games per
 setting (``tests/games/test_morris_moves.py``), and ``bench/engines.py morris`` times both in
 one run. Kept verbatim (commit a16f4ca) but for this docstring, the absolute import and the
