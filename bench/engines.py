@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import importlib
 import random
 import statistics
 import sys
@@ -328,22 +327,15 @@ def quinque_versus_oracle(rounds: int) -> None:
 
 
 # ----------------------------------------------------------------------------- morris
-MORRIS_GAMES = 20  # random games per engine and round, played alternately
+MORRIS_GAMES = 20  # random games replayed per round
 
 
-def _oracle_module(name: str) -> Any:
-    """A test oracle (an engine as it was before a speed round), from ``tests/games``."""
-    root = str(Path(__file__).resolve().parents[1])
-    if root not in sys.path:
-        sys.path.insert(0, root)  # the oracles live with the tests
-    return importlib.import_module(f"tests.games.{name}")
-
-
-def _step_costs(make: Callable[[], Any], games: list[list[Any]]) -> tuple[float, float, float]:
+def _step_costs(make: Callable[[], Any], games: list[list[Any]]) -> tuple[float, ...]:
     """CPU µs per action over ``games`` (each a list of its actions, replayed on a new game
     from ``make``): the whole step (``legal_moves()``, ``apply``), the engine's hooks alone
-    (``_legal_moves()``, ``_apply``) and ``_apply`` alone (the moves generated, the hooks'
-    figure less this one, are cold in the cache as in play, which a second call is not)."""
+    (``_legal_moves()``, ``_apply``), ``_apply`` alone (so the moves generated are the
+    hooks' figure less this one, cold in the cache as in play, which a second call to
+    ``_legal_moves`` is not) and the replay loop alone."""
     actions = sum(map(len, games))
 
     def replay(step: Callable[[Any, Any], None]) -> float:
@@ -365,56 +357,40 @@ def _step_costs(make: Callable[[], Any], games: list[list[Any]]) -> tuple[float,
     def apply_only(game: Any, move: Any) -> None:
         game._apply(move)
 
-    return replay(whole), replay(hooks), replay(apply_only)
+    def nothing(game: Any, move: Any) -> None:
+        pass
+
+    return replay(whole), replay(hooks), replay(apply_only), replay(nothing)
 
 
-def morris_versus_oracle(rounds: int) -> None:
-    """Print morris's speed against its engine of the second playouts round of issue 13
-    (``tests/games/morris_oracle.py``): random playouts (``random_playout``, the same seeds
-    on both, which list their moves in the same order and so play the same games) and perft
-    depth 4, in CPU time, one game or perft of each engine in turn; then what an action
-    costs in each (best of the rounds, the first round's games replayed)."""
-    oracle = _oracle_module("morris_oracle")
-    makers: tuple[Callable[[], Any], ...] = (lambda: new_game("morris"), oracle.OracleMorris)
-    ours_leaves, their_leaves = (perft(make(), 4) for make in makers)
-    same = "identical" if ours_leaves == their_leaves else "DIFFERENT: not comparable"
-    mine_p: list[float] = []
-    theirs_p: list[float] = []
-    mine_t: list[float] = []
-    theirs_t: list[float] = []
-    for r in range(rounds):
-        counts, seconds = [0, 0], [0.0, 0.0]
-        for g in range(MORRIS_GAMES):
-            for side, make in enumerate(makers):
-                start = clock()
-                counts[side] += random_playout(make(), random.Random(r * 1000 + g))
-                seconds[side] += clock() - start
-        mine_p.append(counts[0] / seconds[0])
-        theirs_p.append(counts[1] / seconds[1])
-        for rates, make in ((mine_t, makers[0]), (theirs_t, makers[1])):
-            rates.append(timed(functools.partial(lambda m: perft(m(), 4), make))[1])
-    ratio_p = Spread.of([a / b for a, b in zip(mine_p, theirs_p, strict=True)])
-    ratio_t = Spread.of([a / b for a, b in zip(mine_t, theirs_t, strict=True)])
-    print("\nmorris vs its engine of the second playouts round (tests/games/morris_oracle.py)")
-    print(f"  playouts actions/s: ours {Spread.of(mine_p)}, theirs {Spread.of(theirs_p)};"
-          f" ratio {ratio_p.ratio()}")
-    print(f"  perft d4 leaves/s: ours {Spread.of(mine_t)}, theirs {Spread.of(theirs_t)};"
-          f" ratio {ratio_t.ratio()}")
-    print(f"  perft d4 leaves: ours {ours_leaves:,}, theirs {their_leaves:,} ({same})")
-    games: list[list[str]] = []
+def morris_costs(rounds: int) -> None:
+    """Print what a morris action costs, part by part (best of ``rounds``, the same
+    MORRIS_GAMES random games replayed), beside the random choice and, if installed,
+    OpenSpiel's whole step (its playout loop's time per action, random choice included)."""
+    games: list[list[Any]] = []
     for g in range(MORRIS_GAMES):
         game = new_game("morris")
         random_playout(game, random.Random(g))
-        games.append([str(m) for m in game.history])
-    for label, make in (("ours", makers[0]), ("theirs", makers[1])):
-        parse = make().parse_move
-        moves = [[parse(text) for text in texts] for texts in games]
-        costs = [_step_costs(make, moves) for _ in range(rounds)]
-        full, engine, applying = (min(c[i] for c in costs) for i in range(3))
-        print(f"  {label}: an action costs {full:.2f} µs: the engine's hooks {engine:.2f}"
-              f" (generating the moves {engine - applying:.2f}, applying one"
-              f" {applying:.2f}, each with the replay loop's share), the contract and undo"
-              f" snapshot {full - engine:.2f}")
+        games.append(list(game.history))
+    costs = [_step_costs(lambda: new_game("morris"), games) for _ in range(rounds)]
+    step, engine, applying, loop = (min(c[i] for c in costs) for i in range(4))
+    rng = random.Random(0)
+    moves = [new_game("morris").legal_moves()[:9]] * 100_000
+    start = clock()
+    for legal in moves:
+        rng.choice(legal)
+    choice = (clock() - start) / len(moves) * 1e6
+    print(f"\nmorris: an action (CPU µs, best of {rounds} replays of {MORRIS_GAMES} random games)")
+    print(f"  legal_moves() + apply(): {step - loop:.2f}: generating the moves"
+          f" {engine - applying:.2f}, applying one {applying - loop:.2f}, the contract"
+          f" and undo snapshot {step - engine:.2f}; a random choice {choice:.2f}")
+    try:
+        import pyspiel
+    except ImportError:
+        return
+    spiel = pyspiel.load_game("nine_mens_morris")
+    theirs = min(1e6 / spiel_playout_rate(spiel, seed) for seed in range(rounds))
+    print(f"  OpenSpiel's whole step, random choice included: {theirs:.2f}")
 
 
 def compare(ref: Reference, rounds: int) -> None:
@@ -475,7 +451,7 @@ def main() -> None:
         if not args.games or ref.game in args.games:
             compare(ref, rounds)
     if not args.games or "morris" in args.games:
-        morris_versus_oracle(rounds)
+        morris_costs(rounds)
     if not args.games or "quinque" in args.games:
         quinque_versus_oracle(rounds)
 

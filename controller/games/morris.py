@@ -112,14 +112,9 @@ class MorrisMove:
     # Precomputed for _apply, the hot path: the bits the action toggles on a bitboard
     # (the mover's for a placement or slide, the victim's for a removal), and a slide as
     # src * 24 + dst and as its reverse (to spot a man moving straight back).
-    # The masks of the two mills through ``dst`` (0 for a pass), and the points next to
-    # the point the action empties (a slide's origin, a removed man's point; 0 otherwise).
     flip: int = field(init=False, compare=False, repr=False)
     code: int = field(init=False, compare=False, repr=False)
     back: int = field(init=False, compare=False, repr=False)
-    mill_a: int = field(init=False, compare=False, repr=False)
-    mill_b: int = field(init=False, compare=False, repr=False)
-    freed: int = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         src, dst = self.src, self.dst
@@ -127,11 +122,6 @@ class MorrisMove:
         object.__setattr__(self, "flip", flip)
         object.__setattr__(self, "code", src * 24 + dst)
         object.__setattr__(self, "back", dst * 24 + src)
-        mill_a, mill_b = MILLS_AT[dst] if dst >= 0 else (0, 0)
-        object.__setattr__(self, "mill_a", mill_a)
-        object.__setattr__(self, "mill_b", mill_b)
-        emptied = src if self.kind == SHIFT else dst if self.kind == REMOVE else -1
-        object.__setattr__(self, "freed", ADJACENT[emptied] if emptied >= 0 else 0)
 
     def __str__(self) -> str:
         return self.text
@@ -436,15 +426,12 @@ class Morris(Game[MorrisMove]):
             last = self._last
             back = last[me] == move.back
             last[me] = move.code
-            a, b = move.mill_a, move.mill_b
-            if (
-                (own & a == a or own & b == b)
-                and not (back and self._no_reform)
-                and self._removable(me ^ 1)
-            ):
-                self._pending = (own & a == a) + (own & b == b) if self._per_mill == 2 else 1
+            a, b = MILLS_AT[move.dst]
+            closed = (own & a == a) + (own & b == b)
+            if closed and not (back and self._no_reform) and self._removable(me ^ 1):
+                self._pending = closed if self._per_mill == 2 else 1
                 return
-            self._end_turn(me, move.freed)
+            self._end_turn(me, ADJACENT[move.src])
             return
         if kind == REMOVE:
             victim = me ^ 1
@@ -459,7 +446,7 @@ class Morris(Game[MorrisMove]):
             self._pending -= 1
             if self._pending and self._removable(victim):
                 return
-            self._end_turn(me, move.freed)
+            self._end_turn(me, ADJACENT[move.dst])
             return
         if kind == PASS:
             self._end_turn(me, 0)
@@ -469,9 +456,10 @@ class Morris(Game[MorrisMove]):
         self._hand[me] -= 1
         self._quiet = 0
         self._last[me] = -1
-        a, b = move.mill_a, move.mill_b
-        if (own & a == a or own & b == b) and self._removable(me ^ 1):
-            self._pending = (own & a == a) + (own & b == b) if self._per_mill == 2 else 1
+        a, b = MILLS_AT[move.dst]
+        closed = (own & a == a) + (own & b == b)
+        if closed and self._removable(me ^ 1):
+            self._pending = closed if self._per_mill == 2 else 1
             return
         self._end_turn(me, 0)
 
