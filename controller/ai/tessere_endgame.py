@@ -281,20 +281,20 @@ class _Solver:
         elif not safe:
             result = False  # every placement hands the opponent a line
         else:
-            result = False
             if len(moves) > 1 and self.cell.count(-1) > ORDER_FROM:
                 moves = self.order(moves)
-            for t, i in moves:
-                self.place(t, i)
-                try:
-                    won = not self.wins()
-                finally:
-                    self.take_back(t, i)
-                if won:
-                    result = True
-                    break
+            result = any(self.wins_by(t, i) for t, i in moves)
         self.table[key] = result
         return result
+
+    def wins_by(self, t: int, i: int) -> bool:
+        """Whether placing token ``t`` on cell ``i`` wins for the player to move (the
+        position after it is lost for the opponent); the position is left as it was."""
+        self.place(t, i)
+        try:
+            return not self.wins()
+        finally:
+            self.take_back(t, i)
 
 
 def _move(t: int, i: int) -> TessereMove:
@@ -320,12 +320,7 @@ def solve(game: Tessere, budget: int) -> Solution:
             return Solution(not solver.wins(), PASS, solver.nodes)
         if safe:
             for t, i in moves:
-                solver.place(t, i)
-                try:
-                    won = not solver.wins()
-                finally:
-                    solver.take_back(t, i)
-                if won:
+                if solver.wins_by(t, i):
                     return Solution(True, _move(t, i), solver.nodes)
         return Solution(False, _move(*moves[0]), solver.nodes)
     except _Budget:
