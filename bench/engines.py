@@ -326,6 +326,73 @@ def quinque_versus_oracle(rounds: int) -> None:
     print(f"  perft d3 leaves: ours {ours_leaves:,}, theirs {their_leaves:,} ({same})")
 
 
+# ----------------------------------------------------------------------------- morris
+MORRIS_GAMES = 20  # random games replayed per round
+
+
+def _step_costs(make: Callable[[], Any], games: list[list[Any]]) -> tuple[float, ...]:
+    """CPU µs per action over ``games`` (each a list of its actions, replayed on a new game
+    from ``make``): the whole step (``legal_moves()``, ``apply``), the engine's hooks alone
+    (``_legal_moves()``, ``_apply``), ``_apply`` alone (so the moves generated are the
+    hooks' figure less this one, cold in the cache as in play, which a second call to
+    ``_legal_moves`` is not) and the replay loop alone."""
+    actions = sum(map(len, games))
+
+    def replay(step: Callable[[Any, Any], None]) -> float:
+        start = clock()
+        for moves in games:
+            game = make()
+            for move in moves:
+                step(game, move)
+        return (clock() - start) / actions * 1e6
+
+    def whole(game: Any, move: Any) -> None:
+        game.legal_moves()
+        game.apply(move)
+
+    def hooks(game: Any, move: Any) -> None:
+        game._legal_moves()
+        game._apply(move)
+
+    def apply_only(game: Any, move: Any) -> None:
+        game._apply(move)
+
+    def nothing(game: Any, move: Any) -> None:
+        pass
+
+    return replay(whole), replay(hooks), replay(apply_only), replay(nothing)
+
+
+def morris_costs(rounds: int) -> None:
+    """Print what a morris action costs, part by part (best of ``rounds``, the same
+    MORRIS_GAMES random games replayed), beside the random choice and, if installed,
+    OpenSpiel's whole step (its playout loop's time per action, random choice included)."""
+    games: list[list[Any]] = []
+    for g in range(MORRIS_GAMES):
+        game = new_game("morris")
+        random_playout(game, random.Random(g))
+        games.append(list(game.history))
+    costs = [_step_costs(lambda: new_game("morris"), games) for _ in range(rounds)]
+    step, engine, applying, loop = (min(c[i] for c in costs) for i in range(4))
+    rng = random.Random(0)
+    moves = [new_game("morris").legal_moves()[:9]] * 100_000
+    start = clock()
+    for legal in moves:
+        rng.choice(legal)
+    choice = (clock() - start) / len(moves) * 1e6
+    print(f"\nmorris: an action (CPU µs, best of {rounds} replays of {MORRIS_GAMES} random games)")
+    print(f"  legal_moves() + apply(): {step - loop:.2f}: generating the moves"
+          f" {engine - applying:.2f}, applying one {applying - loop:.2f}, the contract"
+          f" and undo snapshot {step - engine:.2f}; a random choice {choice:.2f}")
+    try:
+        import pyspiel
+    except ImportError:
+        return
+    spiel = pyspiel.load_game("nine_mens_morris")
+    theirs = min(1e6 / spiel_playout_rate(spiel, seed) for seed in range(rounds))
+    print(f"  OpenSpiel's whole step, random choice included: {theirs:.2f}")
+
+
 def compare(ref: Reference, rounds: int) -> None:
     """Print one reference's playout and perft figures and ratios, round by round paired."""
     ours_leaves = perft(new_game(ref.game, **ref.params), ref.depth)
@@ -383,6 +450,8 @@ def main() -> None:
     for ref in refs:
         if not args.games or ref.game in args.games:
             compare(ref, rounds)
+    if not args.games or "morris" in args.games:
+        morris_costs(rounds)
     if not args.games or "quinque" in args.games:
         quinque_versus_oracle(rounds)
 

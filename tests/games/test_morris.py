@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tavola.games import Game, IllegalMoveError, Outcome, Reason, new_game, perft
-from tavola.games.morris import Morris, MorrisMove
+from tavola.games.morris import POINTS, Morris, MorrisMove
 
 # The 24 points of RULES.md "Notation", in its order.
 RULES_POINTS = [
@@ -578,3 +578,25 @@ def test_men_in_hand_count_down_as_they_are_placed() -> None:
     assert (game.men_in_hand(0), game.men_in_hand(1)) == (8, 9)
     game.undo()
     assert game.men_in_hand(0) == 9
+
+
+def _documented_order(text: str) -> tuple[int, ...]:
+    """docs/games/morris.md: points in the engine's order (POINTS), removals and placements
+    by point, ``pass`` last, slides and flies by origin then destination."""
+    if text == "pass":
+        return (len(POINTS),)
+    return tuple(POINTS.index(p) for p in text.removeprefix("x").split("-"))
+
+
+@pytest.mark.parametrize("params", RANDOM_SETTINGS, ids=lambda p: json.dumps(p) or "default")
+def test_moves_are_listed_in_the_documented_order(params: dict[str, Any]) -> None:
+    kinds: set[int] = set()
+    for seed in range(6):
+        rng = random.Random(seed)
+        g = Morris(**params)
+        while moves := g.legal_moves():
+            texts = [str(m) for m in moves]
+            assert texts == sorted(texts, key=_documented_order), texts
+            kinds.add(moves[0].kind)
+            g.apply(rng.choice(moves))
+    assert kinds == {0, 1, 2}  # placements, slides or flies, removals
