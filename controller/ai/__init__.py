@@ -87,14 +87,15 @@ LEVELS: dict[str, Level] = {
 
 
 # Tessere's exact endgame is tried from this many empty cells on: from 10 it is solved in
-# about a thousand solver nodes, from 12 in 20 000-150 000, from 14 sometimes in 45 000.
-TESSERE_SOLVE_EMPTIES = 14
-# What a solver node costs in search nodes' time: the solver does about five times as many
-# a second of CPU as the alpha-beta search in tessere (bench: docs/ai.md, "Tessere
-# endgames"); its nodes are counted at that rate in the budget and the result.
-TESSERE_SOLVER_NODES_PER_NODE = 5
+# about a thousand solver nodes, from 12 in 20 000-150 000. From 14 on 45 000 solver nodes
+# (counted as 9 000 search nodes) it lost 8 of 35 games to greedy (27-0-8; 29-0-6 from 12).
+TESSERE_SOLVE_EMPTIES = 12
+# Solver nodes counted as one search node in the budget and the result. The solver does
+# about five times as many a second of CPU (docs/ai.md, "Tessere endgames"), but counting
+# them at that rate (more solver nodes, fewer left to the search) was not stronger.
+TESSERE_SOLVER_NODES_PER_NODE = 1
 # The share of the move's budget the solver may spend (the search gets what it leaves).
-TESSERE_SOLVER_SHARE = 0.75
+TESSERE_SOLVER_SHARE = 0.5
 
 
 def level_named(name: str | Level) -> Level:

@@ -6,7 +6,13 @@ import random
 
 import pytest
 
-from tavola.ai import LEVELS, TESSERE_SOLVER_NODES_PER_NODE, TESSERE_SOLVER_SHARE, analyse
+from tavola.ai import (
+    LEVELS,
+    TESSERE_SOLVE_EMPTIES,
+    TESSERE_SOLVER_NODES_PER_NODE,
+    TESSERE_SOLVER_SHARE,
+    analyse,
+)
 from tavola.ai.tessere_endgame import solve
 from tavola.games import new_game
 from tavola.games.tessere import Tessere, TessereMove
@@ -119,11 +125,11 @@ def test_strongest_plays_a_proved_win_and_counts_the_solver_nodes() -> None:
     pytest.fail("no won position among the samples")
 
 
-def test_strongest_proves_a_win_with_fourteen_cells_empty_within_its_budget() -> None:
+def test_strongest_proves_a_win_as_soon_as_it_solves_within_its_budget() -> None:
     nodes = LEVELS["strongest"].nodes
     solver_nodes = int(nodes * TESSERE_SOLVER_SHARE) * TESSERE_SOLVER_NODES_PER_NODE
     for seed in range(40):
-        game = _position(seed, empties=14)
+        game = _position(seed, empties=TESSERE_SOLVE_EMPTIES)
         solution = solve(game, solver_nodes)
         if solution.wins:
             result = analyse(game, "strongest")
