@@ -30,7 +30,9 @@ frames without a hand, frames where the board was not found, and of the hand fra
 many were skipped (hand seen, or the board not found) and how many were *misread*:
 reported as a position that is not the true one; and frames without a hand taken for one
 (skipped, so a board lost in play). ``--numbers A:B`` scores only frames
-``NAME-<k>`` with A <= k < B, ``--parity even|odd`` only even or odd k (a held-out half).
+``NAME-<k>`` with A <= k < B, ``--parity even|odd`` only even or odd k (a held-out half);
+``--ink-balance`` reads with the white balance that takes a clipped paper's tint from its
+markers' ink (Recogniser's ``ink_balance``, off by default).
 
 ``--idle``: the CPU cost of the camera backend per second of play and of an idle board,
 as a ratio to decoding the same JPEG frames alone (15 fps, measured in this process):
@@ -190,10 +192,11 @@ class SetTally:
 
 
 def score_set(directory: Path, games: list[str], first: int | None = None,
-              indices: range | None = None, parity: int | None = None) -> dict[str, SetTally]:
+              indices: range | None = None, parity: int | None = None,
+              ink_balance: bool = False) -> dict[str, SetTally]:
     """Read every frame of ``directory`` (or each game's ``first`` ones; or those whose
     number ``NAME-<k>`` is in ``indices``, and of ``parity`` 0 even, 1 odd) with a fresh
-    recogniser and compare with its truth."""
+    recogniser (``ink_balance``: Recogniser's) and compare with its truth."""
     tallies: dict[str, SetTally] = {}
     truths = sorted(directory.glob("*.json"))
     if not truths:
@@ -222,7 +225,7 @@ def score_set(directory: Path, games: list[str], first: int | None = None,
         t.frames += 1
         truth = dict(meta["cells"])
         recogniser = Recogniser(game, players=int(meta.get("players", 2)),
-                                fov=float(meta.get("fov", 62.0)))
+                                fov=float(meta.get("fov", 62.0)), ink_balance=ink_balance)
         start = time.perf_counter()
         try:
             reading = recogniser.read(image)
@@ -275,10 +278,12 @@ def _compare(game: str, truth: Mapping[str, str],
 
 
 def print_set(directory: Path, games: list[str], verbose: bool, indices: range | None = None,
-              parity: int | None = None) -> None:
-    tallies = score_set(directory, games, indices=indices, parity=parity)
+              parity: int | None = None, ink_balance: bool = False) -> None:
+    tallies = score_set(directory, games, indices=indices, parity=parity,
+                        ink_balance=ink_balance)
     which = "" if indices is None else f" numbered {indices.start}-{indices.stop - 1}"
     which += "" if parity is None else (" (even)", " (odd)")[parity]
+    which += ", ink balance" if ink_balance else ""
     print(f"frames of {directory}{which}, no calibration\n")
     head = ("| game | frames | per cell | per board | wrong but flagged | not found | "
             "hand frames skipped | hand frames misread | clean frames taken for a hand | "
@@ -354,6 +359,8 @@ def main() -> None:
     parser.add_argument("--numbers", metavar="A:B", help="--set: only frames NAME-<k>, A <= k < B")
     parser.add_argument("--parity", choices=("even", "odd"), help="--set: only even/odd frames")
     parser.add_argument("--idle", action="store_true", help="CPU idle / in play vs decoding")
+    parser.add_argument("--ink-balance", action="store_true",
+                        help="--set: white-balance clipped paper by its markers' ink")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every misread")
     args = parser.parse_args()
     unknown = sorted(set(args.games) - set(GAMES))
@@ -369,7 +376,7 @@ def main() -> None:
                 parser.error(f"--numbers {args.numbers!r}: give A:B, e.g. 16:100")
             indices = range(int(low), int(high))
         parity = None if args.parity is None else ("even", "odd").index(args.parity)
-        print_set(args.set, args.games, args.verbose, indices, parity)
+        print_set(args.set, args.games, args.verbose, indices, parity, args.ink_balance)
         return
     if args.idle:
         print("| game | idle CPU / decoding alone | in play (a change every 2 s) | "

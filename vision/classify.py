@@ -31,7 +31,16 @@ import numpy.typing as npt
 
 from .chips import ChipReader
 from .cubes import QuixoReader
-from .detect import BLOWN, BoardTracker, Fix, Image, camera_matrix, marker_covered, warp_area
+from .detect import (
+    BGR,
+    BLOWN,
+    BoardTracker,
+    Fix,
+    Image,
+    camera_matrix,
+    marker_covered,
+    warp_area,
+)
 from .discs import DraughtsReader, MorrisReader
 from .geometry import BoardGeometry, geometry_for
 from .light import PAPER, Float, lab, white_balance
@@ -61,6 +70,13 @@ VEIL_LIFT = 5.0  # ... lighter than the wood by this much (a step at a hand's ed
 VEIL_LIGHT = 2.0  # ... if at most this darker than a veil of white would make the wood
 VEIL_LEFT = 6.0  # a step that a veil of light explains to within this is a reflection's edge
 VEIL_KEEP = 0.8  # ... a veil dims the surface's own light to no less than this share
+# An arm is one object reaching in from outside: where it crosses the rim, a stretch of the
+# rim is darker than the wood on both sides of it (its shaded underside, a sleeve), and the
+# wood on both sides matches; shorter than a side (tall pieces seen from the side at tilt
+# darken a whole side). Lighter stretches are a lamp's reflection's business (the veil).
+DARK_BAND = 11.0  # lightness (Lab L) a stretch is darker than the wood both sides of it
+DARK_MATCH = 0.5  # ... whose two sides differ by at most this share of that drop
+DARK_FLANK = 2  # segments of wood each side of the stretch
 RIM_CLEAN = 5.0  # ... and below this the picture's rim is clean enough to learn from
 RIM_CHANGE = 6.0  # with a reference: a segment changed this much is a hand
 RIM_ADOPT = 45  # frames a still change of the rim must last to become the reference
@@ -119,6 +135,9 @@ class Recogniser:
     fresh marker searches (0: only when tracking fails). ``fov``: the camera's horizontal
     field of view in degrees (for the parallax of tall pieces). ``start``: Quinque's
     position in the game's coordinates, to align the tiles on the table with them.
+    ``ink_balance``: white-balance a paper clipped at the sensor's ceiling by the light's
+    tint its markers' ink shows (:func:`~tavola.vision.light.paper_light`); off by
+    default: the readers' thresholds were set under the paper-only balance (README).
     """
 
     game: str
@@ -127,6 +146,7 @@ class Recogniser:
     redetect_every: int = 150
     fov: float = FOV
     start: Mapping[str, str] | None = None
+    ink_balance: bool = False
     geometry: BoardGeometry = field(init=False)
     reader: Reader = field(init=False)
     tracker: BoardTracker = field(init=False)
@@ -208,8 +228,13 @@ class Recogniser:
         white-balanced, as float32 BGR images."""
         k = camera_matrix(image.shape[1], image.shape[0], self.fov)
         rect, px = self.reader.rect, self.reader.px
-        return [white_balance(warp_area(image, h, rect, px), rect, self.geometry, fix.paper)
+        return [white_balance(warp_area(image, h, rect, px), rect, self.geometry, fix.paper,
+                              ink=self._ink(fix))
                 for h in self.reader.planes(fix.homography, k, image)]
+
+    def _ink(self, fix: Fix) -> Mapping[int, BGR] | None:
+        """The markers' ink for the white balance, if it is to use it."""
+        return fix.ink if self.ink_balance else None
 
     # ------------------------------------------------------------------ hands
     def rim(self, image: Image, fix: Fix) -> Float:
@@ -233,7 +258,7 @@ class Recogniser:
         outer = inner + RIM_WIDTH
         rect = (-outer, -outer, w + outer, h + outer)
         raw = warp_area(image, fix.homography, rect, RIM_PX)
-        around = lab(white_balance(raw, rect, g, fix.paper))
+        around = lab(white_balance(raw, rect, g, fix.paper, ink=self._ink(fix)))
         clipped = (np.sum(raw >= BLOWN, axis=2) >= 2).astype(np.float32)
         o, i = round(outer * RIM_PX), round(inner * RIM_PX)
         ww, hh = w * RIM_PX, h * RIM_PX
@@ -281,12 +306,14 @@ class Recogniser:
         if self.rim_reference is None or self.rim_reference.shape != segments.shape:
             off_hue, veiled = _off_hue(segments)
             steps, unexplained = _rim_steps(segments, self.rim_sides, skip=veiled | glare)
+            dark = _dark_band(segments[:, 0], self.rim_sides, skip=veiled | glare)
             # Learned only from a rim clean without excusing any step as a reflection's
             # edge: a hand taken for the bare rim would hide every hand after it.
-            if (steps < RIM_CLEAN and off_hue < RIM_HUE) or self._still >= RIM_ADOPT:
+            if (steps < RIM_CLEAN and off_hue < RIM_HUE and dark < DARK_BAND) or (
+                    self._still >= RIM_ADOPT):
                 self.rim_reference = segments
                 return False
-            return unexplained > RIM_STEP or off_hue > RIM_HUE
+            return unexplained > RIM_STEP or off_hue > RIM_HUE or dark > DARK_BAND
         change = float(np.max(_delta(segments - self.rim_reference)))
         if change < RIM_CHANGE:
             # Follow slow changes of the light over the bare rim.
@@ -390,6 +417,35 @@ def _rim_steps(segments: Float, sides: list[int], window: int = 5,
         (segments[:, 0] < near[:, 0]) | pale_as_veil)
     unexplained = np.where(explained, np.float32(0), step)
     return float(step.max()), float(unexplained.max())
+
+
+def _dark_band(light: Float, sides: list[int], skip: npt.NDArray[np.bool_]) -> float:
+    """How much darker (Lab lightness) than the wood on both sides of it the darkest
+    stretch of the rim is, among stretches shorter than a side whose two sides match
+    (:data:`DARK_MATCH`) and that touch no segment in ``skip`` (veiled, blown out).
+
+    The rim is walked as the closed loop it is around the area (n west to east, e north to
+    south, s east to west, w south to north), so an arm over a corner has wood on both
+    sides too. A wide arm is no step from its neighbours' median (it is most of them):
+    compared with the wood beside the whole stretch it covers, it is."""
+    ns, ss, ws, es = (int(x) for x in np.cumsum([0, *sides])[:4])  # where each side starts
+    order = np.concatenate([np.arange(ns, ss), np.arange(es, es + sides[3]),
+                            np.arange(ss, ws)[::-1], np.arange(ws, es)[::-1]])
+    lit, skipped = np.asarray(light, np.float32)[order], skip[order]
+    size = len(lit)
+    start = np.arange(size)[:, None]
+    flank = np.arange(DARK_FLANK)
+    best = 0.0
+    for m in range(1, min(sides) - 1):
+        run = np.median(lit[(start + np.arange(m)) % size], axis=1)
+        before = np.median(lit[(start - 1 - flank) % size], axis=1)
+        after = np.median(lit[(start + m + flank) % size], axis=1)
+        touched = skipped[(start + np.arange(-DARK_FLANK, m + DARK_FLANK)) % size].any(axis=1)
+        drop = np.minimum(before, after) - run
+        band = ~touched & (np.abs(before - after) <= DARK_MATCH * drop)
+        if band.any():
+            best = max(best, float(drop[band].max()))
+    return best
 
 
 def _linear(colours: Float) -> Float:

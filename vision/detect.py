@@ -154,7 +154,9 @@ def _complete(image: Image, grey: Image, geometry: BoardGeometry,
     """Markers predicted from those found, refined, and kept if their patches match.
 
     A marker cut by the frame's edge (a camera close to the board) is kept if the part
-    in the frame matches; its corners outside the frame are NaN (not measured).
+    in the frame matches; its corners outside the frame are NaN (not measured). Where
+    only two markers were decoded the prediction can be several pixels off (below), so a
+    marker whose patch does not match where predicted is searched for around it.
     """
     src = np.array([geometry.marker(m) for m in found], np.float64).reshape(-1, 2)
     dst = np.array([found[m] for m in found], np.float64).reshape(-1, 2)
@@ -162,26 +164,103 @@ def _complete(image: Image, grey: Image, geometry: BoardGeometry,
     h, _ = cv2.findHomography(src[keep], dst[keep], 0)
     if h is None:
         return {}
+    known = (src[keep], dst[keep])
     extra: dict[int, Corners] = {}
     for m in MARKER_IDS:
         if m in found:
             continue
         guess = _project(h, geometry.marker(m))
-        side = _perimeter(guess.astype(np.float32)) / 4
-        inside = _inside(grey, guess, margin=side / MODULES)
-        if not np.any(inside):
-            continue
-        limit = np.array([grey.shape[1] - 1, grey.shape[0] - 1], np.float64)
-        corners = np.clip(guess, 0, limit).astype(np.float32)
-        corners[inside] = _refine(grey, corners, reach=1.25)[inside]
-        corners[~inside] = np.nan
-        patch_h, _ = cv2.findHomography(
-            np.vstack([src[keep], np.array(geometry.marker(m))[inside]]),
-            np.vstack([dst[keep], corners[inside]]), 0)
-        if patch_h is not None and inspect_marker(
-                image, np.asarray(patch_h, np.float64), geometry, m)[0] >= MATCH:
+        corners = _confirmed(image, grey, geometry, m, known, guess)
+        if corners is None and len(found) == 2:
+            shift = _search(image, np.asarray(h, np.float64), geometry, m)
+            if shift is not None:
+                corners = _confirmed(image, grey, geometry, m, known, guess + shift)
+        if corners is not None:
             extra[m] = corners
     return extra
+
+
+def _confirmed(image: Image, grey: Image, geometry: BoardGeometry, marker: int,
+               known: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]],
+               guess: npt.NDArray[np.float64]) -> Corners | None:
+    """The marker's corners refined around ``guess`` (NaN outside the frame), if its
+    patch matches on the fit of the ``known`` corners (board, pixels) and these."""
+    side = _perimeter(guess.astype(np.float32)) / 4
+    inside = _inside(grey, guess, margin=side / MODULES)
+    if not np.any(inside):
+        return None
+    limit = np.array([grey.shape[1] - 1, grey.shape[0] - 1], np.float64)
+    corners = np.clip(guess, 0, limit).astype(np.float32)
+    corners[inside] = _refine(grey, corners, reach=1.25)[inside]
+    corners[~inside] = np.nan
+    patch_h, _ = cv2.findHomography(
+        np.vstack([known[0], np.array(geometry.marker(marker))[inside]]),
+        np.vstack([known[1], corners[inside]]), 0)
+    if patch_h is None or inspect_marker(
+            image, np.asarray(patch_h, np.float64), geometry, marker)[0] < MATCH:
+        return None
+    return corners
+
+
+# Two markers' small squares fix the board's position well but its tilt poorly: a corner
+# measured a third of a pixel off, over a lever twenty marker sides long, puts the markers
+# across the table up to half a side away (quinque-119, -124: 6-16 px at 26 px a side).
+SEARCH_REACH = MODULES  # modules (one marker side) searched around a predicted marker
+
+
+def _search(image: Image, homography: Matrix, geometry: BoardGeometry,
+            marker: int) -> npt.NDArray[np.float64] | None:
+    """The shift (pixels) of ``marker`` from where ``homography`` puts it at which its
+    patch (the part in the frame) matches its pattern best, within :data:`SEARCH_REACH`
+    modules, in steps of a quarter module; None when it matches nowhere.
+
+    The marker's surroundings are sampled once, :data:`_PATCH_MODULE` pixels per module,
+    and every shift is scored as :func:`inspect_marker` scores a patch: the correlation
+    of the modules' middles with the pattern, over the modules in the frame (at least
+    half of them)."""
+    (x0, y0), *_ = geometry.marker(marker)
+    module, k = MARKER_SIDE / MODULES, _PATCH_MODULE
+    n, margin = MODULES + 2 * _QUIET_MODULES, SEARCH_REACH + _QUIET_MODULES
+    start = (x0 - margin * module, y0 - margin * module)
+    inverse = homography @ warp_matrix(k / module, *start)
+    size = (n + 2 * SEARCH_REACH) * k
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    grey = _grey(image).astype(np.float32)
+    patch = np.asarray(cv2.warpPerspective(grey, inverse, (size, size), flags=flags,
+                                           borderMode=cv2.BORDER_CONSTANT), np.float64)
+    inside = np.asarray(cv2.warpPerspective(np.ones_like(grey), inverse, (size, size),
+                                            flags=flags, borderMode=cv2.BORDER_CONSTANT),
+                        np.float64) > 0.999
+    # The mean (and whether all is in the frame) of the 2x2 pixels at each module's middle.
+    middle = (patch[:-1, :-1] + patch[1:, :-1] + patch[:-1, 1:] + patch[1:, 1:]) / 4
+    seen = inside[:-1, :-1] & inside[1:, :-1] & inside[:-1, 1:] & inside[1:, 1:]
+    steps = np.arange(-SEARCH_REACH * k, SEARCH_REACH * k + 1)
+    at = SEARCH_REACH * k + 1 + np.arange(n) * k  # module middles at shift 0
+    rows = (steps[:, None, None, None] + at[None, None, :, None])
+    cols = (steps[None, :, None, None] + at[None, None, None, :])
+    shape = (len(steps), len(steps), n * n)
+    values = middle[rows, cols].reshape(shape)
+    weight = seen[rows, cols].reshape(shape).astype(np.float64)
+    pattern = _PATTERNS[marker]
+    count = weight.sum(axis=2)
+    enough = count >= n * n / 2
+    count = np.maximum(count, 1)
+    centred = values - (weight * values).sum(axis=2, keepdims=True) / count[..., None]
+    p_centred = pattern - (weight * pattern).sum(axis=2, keepdims=True) / count[..., None]
+    cov = (weight * centred * p_centred).sum(axis=2)
+    spread = (weight * centred**2).sum(axis=2)
+    p_spread = (weight * p_centred**2).sum(axis=2)
+    flat = spread / count < 8.0**2  # a flat patch: covered, or nothing there
+    score = np.where(enough & ~flat, cov / np.sqrt(np.maximum(spread * p_spread, 1e-9)), -1.0)
+    i, j = np.unravel_index(int(np.argmax(score)), score.shape)
+    if score[i, j] < MATCH:
+        return None
+    # The best shift, in board units, taken back to pixels where the marker lies.
+    shift = np.array([steps[j], steps[i]], np.float64) * module / k
+    corners = np.array(geometry.marker(marker), np.float64)
+    moved: npt.NDArray[np.float64] = (_project(homography, corners + shift)
+                                      - _project(homography, corners)).mean(axis=0)
+    return moved
 
 
 LAYOUT_SQUARES = 12  # the largest undecoded squares tried as markers
@@ -441,26 +520,32 @@ def _modules(patch: Image) -> npt.NDArray[np.float32]:
 
 def inspect_marker(
     image: Image, homography: Matrix, geometry: BoardGeometry, marker: int
-) -> tuple[float, tuple[float, float, float]]:
-    """(match, paper): how well the patch where ``homography`` puts ``marker`` matches
-    its pattern, as the correlation (-1 ... 1) of its modules' brightness with the known
-    modules (above :data:`MATCH`: the marker is there, within about a third of a module);
-    and the colour (BGR) of its white paper, for white balance."""
+) -> tuple[float, BGR, BGR]:
+    """(match, paper, ink): how well the patch where ``homography`` puts ``marker``
+    matches its pattern, as the correlation (-1 ... 1) of its modules' brightness with the
+    known modules (above :data:`MATCH`: the marker is there, within about a third of a
+    module); and the colours (BGR) of its white paper and of its black print, for white
+    balance (vision.light)."""
     modules = _modules(_marker_patch(image, homography, geometry, marker))
     grey = modules.mean(axis=1) if modules.shape[1] > 1 else modules[:, 0]
     pattern = _PATTERNS[marker]
     inside = _inside(image, _project(homography, _module_centres(geometry, marker)), 1.0)
     if not np.all(inside):  # a marker cut by the frame's edge: judge the part in it
         if np.mean(inside) < 0.5:
-            return 0.0, (0.0, 0.0, 0.0)
+            return 0.0, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
         modules, grey, pattern = modules[inside], grey[inside], pattern[inside]
-    light = pattern > 0
-    paper = np.median(modules[light], axis=0) if modules.shape[1] == 3 else np.repeat(
-        np.median(grey[light]), 3)
-    colour = (float(paper[0]), float(paper[1]), float(paper[2]))
+    paper, ink = (_median_colour(modules[side], grey[side]) for side in (pattern > 0, pattern < 0))
     if float(grey.std()) < 8:  # a flat patch: covered, or nothing there
-        return 0.0, colour
-    return float(np.corrcoef(grey, pattern)[0, 1]), colour
+        return 0.0, paper, ink
+    return float(np.corrcoef(grey, pattern)[0, 1]), paper, ink
+
+
+def _median_colour(modules: npt.NDArray[np.float32], grey: npt.NDArray[np.float32]) -> BGR:
+    """The median colour (BGR; a grey frame's grey thrice) of some modules."""
+    if not len(grey):
+        return (0.0, 0.0, 0.0)
+    c = np.median(modules, axis=0) if modules.shape[1] == 3 else np.repeat(np.median(grey), 3)
+    return (float(c[0]), float(c[1]), float(c[2]))
 
 
 def _module_centres(geometry: BoardGeometry, marker: int) -> npt.NDArray[np.float64]:
@@ -559,19 +644,27 @@ class Fix:
 
     ``homography`` maps board coordinates to pixels; ``seen`` are the markers confirmed in
     this frame (their patches match); ``paper`` the colour of each seen marker's white
-    paper (a white reference at each corner); ``redetected`` says whether the markers were
-    searched for afresh (a slower frame).
+    paper (a white reference at each corner) and ``ink`` that of its black print (a second
+    reference, vision.light); ``redetected`` says whether the markers were searched for
+    afresh (a slower frame).
     """
 
     homography: Matrix
     seen: frozenset[int]
     redetected: bool
     paper: Mapping[int, BGR] = field(default_factory=dict)
+    ink: Mapping[int, BGR] = field(default_factory=dict)
 
     @property
     def missing(self) -> tuple[int, ...]:
         """The markers not confirmed in this frame, in id order."""
         return tuple(m for m in MARKER_IDS if m not in self.seen)
+
+
+def _fix(homography: Matrix, seen: Mapping[int, tuple[BGR, BGR]], redetected: bool) -> Fix:
+    """A :class:`Fix` from the markers :meth:`BoardTracker.check` confirmed."""
+    return Fix(homography, frozenset(seen), redetected, {m: p for m, (p, _) in seen.items()},
+               {m: k for m, (_, k) in seen.items()})
 
 
 @dataclass
@@ -593,17 +686,17 @@ class BoardTracker:
         """Forget the board's position: the next frame searches for the markers."""
         self.homography = None
 
-    def check(self, image: Image, homography: Matrix | None = None) -> dict[int, BGR]:
+    def check(self, image: Image, homography: Matrix | None = None) -> dict[int, tuple[BGR, BGR]]:
         """The markers whose patches match ``homography`` (default: the tracked one) in
-        ``image``, with their paper colours."""
+        ``image``, with their paper and ink colours."""
         h = self.homography if homography is None else homography
         if h is None:
             return {}
-        seen: dict[int, BGR] = {}
+        seen: dict[int, tuple[BGR, BGR]] = {}
         for m in MARKER_IDS:
-            score, paper = inspect_marker(image, h, self.geometry, m)
+            score, paper, ink = inspect_marker(image, h, self.geometry, m)
             if score >= MATCH:
-                seen[m] = paper
+                seen[m] = paper, ink
         return seen
 
     def update(self, image: Image) -> Fix:
@@ -618,7 +711,7 @@ class BoardTracker:
         if self.homography is not None and not periodic:
             seen = self.check(image)
             if len(seen) >= MIN_MARKERS:
-                return Fix(self.homography, frozenset(seen), False, seen)
+                return _fix(self.homography, seen, False)
         return self.redetect(image)
 
     def redetect(self, image: Image) -> Fix:
@@ -632,7 +725,7 @@ class BoardTracker:
             # confirm (a blurred frame can hide a marker from the detector, not the check).
             seen = self.check(image)
             if self.homography is not None and len(seen) >= MIN_MARKERS:
-                return Fix(self.homography, frozenset(seen), True, seen)
+                return _fix(self.homography, seen, True)
             two = self._two_markers(image, corners)
             if two is None:
                 raise
@@ -641,7 +734,7 @@ class BoardTracker:
         if len(seen) < MIN_MARKERS:  # detected, but the fit does not hold: say which
             raise MarkersNotFoundError([m for m in MARKER_IDS if m not in seen])
         self.homography = h
-        return Fix(h, frozenset(seen), True, seen)
+        return _fix(h, seen, True)
 
     def _two_markers(self, image: Image, corners: Mapping[int, Corners]) -> Fix | None:
         """The board from two markers alone, when the other two are accounted for: each
@@ -661,4 +754,4 @@ class BoardTracker:
                for m in MARKER_IDS if m not in whole):
             return None
         self.homography = h
-        return Fix(h, frozenset(seen), True, seen)
+        return _fix(h, seen, True)

@@ -69,8 +69,12 @@ class QuinqueReader(Reader):
     BLOWN = 0.95  # ... and this light, and colourless, blown out: nothing shows ...
     AROUND, SUITS = 0.2, 0.14  # ... unless beyond this radius the suits show this excess
     NEED_RED = 0.15  # excess (a share of the face's white) of a red backpack paled
-    NEED_ORANGE = 0.3  # ... and of an orange one (an olive suit under a reflection: 0.35)
-    YELLOW_FROM, YELLOW = 75.0, 0.01  # more excess per degree of hue beyond 75 (olive suits)
+    NEED_ORANGE = 0.3  # ... and of an orange one, however yellow its clipped red makes
+    # it (a free skydiver's middle under a reflection, its olive suit and its head's
+    # tint in its grey recess, shows 0.13-0.25 at any hue from 70 to 100; 0.34 at most)
+    # A middle under a reflection tinted by up to this share of a backpack's need is
+    # doubted: a clipped orange keeps as little as a free skydiver's middle shows there.
+    DOUBTED = 1 / 3
     PRINTED = 4.5  # lightness spread (L) over a lattice square under which it is no tile
     WHITE = 90.0  # lightness of a tile's face blown out by a lamp's reflection
     EDGE_REACH = 0.4  # units the tiles' edges may move the phase found from coverage
@@ -407,8 +411,10 @@ class QuinqueReader(Reader):
         in linear light, the step between its strongest and weakest channel (its
         *excess*) until a channel clips, and its opponent hue. The grey recess and the
         suits (blue, green, purple, grey, teal) are never red-hued; an olive suit is
-        yellow-orange, so the yellower an orange, the more excess it needs, and one that
-        stays between is doubted. A middle blown out to the face's white shows nothing:
+        yellow-orange, but mixed with the recess's grey under the reflection it keeps
+        less excess than an orange, however yellow the orange's clipped red makes it (the
+        clipping moves its hue, not its step down to blue); one that stays between is
+        doubted. A middle blown out to the face's white shows nothing:
         doubted too (a free skydiver's recess is darker than the face, a backpack coloured),
         unless the suits' colours around it still show (a light so strong that only the
         grey recess clips: a reflection that blanks a backpack blanks the suits too).
@@ -424,8 +430,7 @@ class QuinqueReader(Reader):
                 continue
             e = float(m.max() - m.min()) / float(faces[k])
             h = float(_hue(m[None])[0])
-            need = (self.NEED_RED if h < split else self.NEED_ORANGE) + (
-                self.YELLOW * max(0.0, h - self.YELLOW_FROM))
+            need = self.NEED_RED if h < split else self.NEED_ORANGE
             share = float(((excess[k] > need / 2) & (hue[k] > low) & (hue[k] < high)).mean())
             if low < h < high and e > need and share > self.SHARE:
                 edge = min(h - low, abs(h - split) * 2, high - h)
@@ -434,8 +439,10 @@ class QuinqueReader(Reader):
             elif level > self.BLOWN and e < self.NEED_RED / 2 and suits[k] < self.SUITS:
                 out.append((".", 0.2))  # blown out
             elif low < h < high:  # between a suit and a paled backpack: doubted from
-                # no excess to half what a backpack needs (olive suits reach a yellow's need)
-                out.append((".", float(np.clip(1 - 2 * e / need, 0, 1))))
+                # no excess to a third of what a backpack needs (olive suits reach a
+                # yellow's need; a clipped orange keeps as little tint as a free
+                # skydiver's middle under the same reflection, a sixth of its need)
+                out.append((".", float(np.clip(1 - e / (self.DOUBTED * need), 0, 1))))
             else:
                 out.append(None)
         return out

@@ -22,6 +22,7 @@ from tavola.feedback import GREEN, OFF
 from tavola.journal import Journal
 from tavola.record import ActionEntry, UndoEntry, replay
 from tavola.web.referee import Request, perform
+from tests.waiting import until
 
 TAVOLA = [sys.executable, "-m", "tavola.cli"]
 
@@ -181,21 +182,13 @@ def test_in_process_console_commands_frames_and_shutdown(tmp_path: Path) -> None
         ActionEntry, UndoEntry]
 
 
-async def until(predicate: Any) -> None:
-    """Wait for ``predicate`` (a test fails on the timeout, not on a timed assertion)."""
-    for _ in range(500):
-        if predicate():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("timed out")
-
-
 async def tessere_won_by_black(daemon: Daemon) -> None:
     """Once the daemon is ready, tessere played on its simulated board to Black's line."""
     await until(lambda: daemon.ready)
     for n, line in enumerate(["place a1 G", "place e5 YG", "place e1 GB", "place a5 RYGB"]):
         daemon.console_line(line)
-        await until(lambda n=n: len(daemon.session.game.history) == n + 1)
+        plies = n + 1
+        await until(lambda: len(daemon.session.game.history) == plies)  # noqa: B023
 
 
 def test_clearing_the_board_after_a_game_starts_the_next_one(tmp_path: Path) -> None:

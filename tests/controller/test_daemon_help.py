@@ -15,6 +15,7 @@ from tavola.daemon import Daemon
 from tavola.feedback import BLUE
 from tavola.journal import Journal
 from tavola.record import HintEntry
+from tests.waiting import until
 
 
 def daemon_for(tmp_path: Path, **overrides: str) -> Daemon:
@@ -23,12 +24,7 @@ def daemon_for(tmp_path: Path, **overrides: str) -> Daemon:
     return Daemon(config, env={})
 
 
-async def until(check: Callable[[], bool]) -> None:
-    for _ in range(2000):  # the search runs in a thread: wait for its answer
-        if check():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the daemon never got there")
+
 
 
 def run(daemon: Daemon, steps: Callable[[Daemon], Awaitable[None]]) -> None:

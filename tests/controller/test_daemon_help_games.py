@@ -16,8 +16,9 @@ from tavola.daemon import Daemon, board_events
 from tavola.games import Game, new_game
 from tavola.journal import Journal
 from tavola.record import ActionEntry, HintEntry, StartEntry
-from tests.controller.test_daemon_help import blue, daemon_for, run, until
+from tests.controller.test_daemon_help import blue, daemon_for, run
 from tests.positions import random_position
+from tests.waiting import until
 
 # Sequence for Kids' hints go to a seat page only (its hands are hidden): the seat pages
 # are the web's (tests/web); the console refusal is tested in test_daemon_help.py.

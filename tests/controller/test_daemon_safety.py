@@ -13,7 +13,6 @@ import sys
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -28,6 +27,7 @@ from tavola.journal import Journal
 from tavola.record import ActionEntry, StartEntry
 from tests.controller.test_daemon import start as spawn
 from tests.controller.test_daemon import wait_for
+from tests.waiting import until
 
 TAVOLA = [sys.executable, "-m", "tavola.cli"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,12 +171,6 @@ def test_a_journal_that_cannot_be_written_refuses_moves_and_loses_none(
 
     monkeypatch.setattr(journal_module, "_write_all", write)
 
-    async def until(predicate: Any) -> None:
-        for _ in range(1000):
-            if predicate():
-                return
-            await asyncio.sleep(0.01)
-        raise AssertionError("timed out")
 
     def recorded() -> list[str]:
         record = Journal(tmp_path).resume()

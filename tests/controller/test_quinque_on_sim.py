@@ -15,6 +15,7 @@ from tavola.games import new_game
 from tavola.hardware.layout import Layout
 from tavola.hardware.sim import SimSensor
 from tavola.session import Session
+from tests.waiting import until
 
 TICK = 0.05
 
@@ -71,20 +72,16 @@ def test_quinque_starts_and_takes_typed_moves_at_the_console(tmp_path: Path) -> 
     daemon = Daemon(config, env={})
     answers: list[str] = []
 
-    async def until(predicate: Any) -> None:
-        for _ in range(300):
-            if predicate():
-                return
-            await asyncio.sleep(0.01)
-        raise AssertionError(daemon.session.status())
+    def status() -> str:  # what the daemon says if it never gets there
+        return daemon.session.status()
 
     async def scenario() -> int:
         task = asyncio.create_task(daemon.run())
-        await until(lambda: daemon.ready)
+        await until(lambda: daemon.ready, why=status)
         daemon.console_line("m 0,0")  # Red's opening backpack
-        await until(lambda: len(daemon.session.game.history) == 1)
+        await until(lambda: len(daemon.session.game.history) == 1, why=status)
         daemon.console_line("t 2,1")  # Orange adds tile (1,0) and marks 2,1
-        await until(lambda: len(daemon.session.game.history) == 2)
+        await until(lambda: len(daemon.session.game.history) == 2, why=status)
         daemon.console_line("pass")
         answers.append(daemon._reply[0])
         daemon.console_line("m 9,9")

@@ -11,10 +11,12 @@ import pytest
 
 from tavola.games import new_game
 from tavola.vision.classify import (
+    DARK_BAND,
     RIM_STEP,
     TOKENS,
     VEIL_LEFT,
     Recogniser,
+    _dark_band,
     _from_linear,
     _linear,
     _rim_steps,
@@ -166,3 +168,27 @@ def test_a_veiled_segment_among_bare_wood_is_a_reflection_but_a_pale_hand_is_not
         steps, unexplained = _rim_steps(side, [16])
         assert steps > RIM_STEP
         assert (unexplained < RIM_STEP) == explained, odd
+
+
+def test_a_dark_stretch_of_rim_with_wood_on_both_sides_is_an_arm() -> None:
+    # A rim of 4 sides of 8 segments, lit with a gentle gradient; an arm over the corner
+    # between the north and east sides covers 6 segments 15 darker than the wood.
+    sides = [8, 8, 8, 8]
+    light = np.float32(60) + np.linspace(0, 4, 32, dtype=np.float32)
+    bare = np.zeros(32, np.bool_)
+    assert _dark_band(light, sides, bare) < DARK_BAND
+    arm = light.copy()
+    arm[[5, 6, 7, 24, 25, 26]] -= 15  # n's east end, e's north end (order n, s, w, e)
+    assert _dark_band(arm, sides, bare) > DARK_BAND
+    # The median of a segment's neighbours is the arm itself: the step test misses it.
+    segments = np.stack([arm, np.full(32, 10, np.float32), np.full(32, 20, np.float32)], 1)
+    assert _rim_steps(segments, sides)[1] < RIM_STEP
+    # A whole side darker (tall pieces' sides seen at a tilt) is no arm crossing it, nor a
+    # step that only one side of the stretch shows (a reflection's edge, a gradient).
+    side = light.copy()
+    side[8:16] -= 15
+    assert _dark_band(side, sides, bare) < DARK_BAND
+    edge = light.copy()
+    edge[4:8] -= 15
+    edge[24:32] -= 30
+    assert _dark_band(edge, sides, bare) < DARK_BAND

@@ -41,6 +41,33 @@ def test_a_reflection_that_pales_a_backpack_leaves_its_excess_in_linear_light() 
     assert suits is None or suits[1] > 0.5
 
 
+def test_a_middle_under_a_reflection_with_a_faint_yellow_tint_is_doubted() -> None:
+    # A reflection that clips an orange backpack's red and green leaves it a faint yellow,
+    # as faint as a free skydiver's middle (its olive suit, its head) under the same
+    # light: a tenth of the face's white, a fifth of what an orange needs there. Neither
+    # can be told: doubted (quinque-031, -061, -117 were read free and trusted).
+    reader = QuinqueReader()
+    yellow = np.tile(np.array([FACE * 0.9, FACE, FACE], np.float32), (16, 1))
+    token, sure = reader._glared(yellow[None], np.full(1, FACE), np.zeros(1))[0] or ("?", 1)
+    assert token == "." and sure < 0.5
+    # A tint of a twentieth of the face's white is the recess's grey: still trusted.
+    grey = np.tile(np.array([FACE * 0.975, FACE * 0.99, FACE], np.float32), (16, 1))
+    token, sure = reader._glared(grey[None], np.full(1, FACE), np.full(1, 0.3))[0] or (
+        ".", 1.0)
+    assert token == "." and sure > 0.5
+
+
+def test_an_orange_clipped_to_yellow_keeps_its_excess_and_is_read() -> None:
+    # A reflection clips an orange's red and lifts its green to it: the hue turns yellow
+    # (90) but the step down to blue stays (a third of the face's white), more than a free
+    # skydiver's olive suit mixed with its grey recess keeps under the same light
+    # (quinque-052, -077, -112 and others were read free).
+    reader = QuinqueReader()
+    yellow = np.tile(np.array([FACE * 0.66, FACE, FACE], np.float32), (16, 1))
+    read = reader._glared(yellow[None], np.full(1, FACE), np.zeros(1))[0]
+    assert read is not None and read[0] == "O"
+
+
 def test_quinque_backpacks_paled_by_a_reflection_are_read() -> None:
     # quinque-019 and 034: area lights' reflections pale orange backpacks to a light
     # yellow-orange and red ones to pink (little chroma in Lab): their excess in linear

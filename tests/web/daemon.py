@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -13,6 +13,7 @@ import aiohttp
 
 from tavola.config import load_config
 from tavola.daemon import Daemon
+from tests.waiting import until as until  # the web and event tests use it from here
 
 PIN = "4711"
 
@@ -36,16 +37,6 @@ async def web_daemon(tmp_path: Path, game: str = "morris", **env: str,
     finally:
         daemon.stopping.set()
         assert await task == 0
-
-
-async def until(predicate: Callable[[], bool], seconds: float = 20.0) -> None:
-    """Wait for ``predicate`` (a test fails on the timeout, not on a timed assertion)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + seconds
-    while not predicate():
-        if loop.time() > end:
-            raise AssertionError("timed out waiting")
-        await asyncio.sleep(0.02)
 
 
 async def next_event(response: aiohttp.ClientResponse) -> tuple[int, dict[str, Any]]:
