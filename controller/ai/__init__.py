@@ -87,8 +87,15 @@ LEVELS: dict[str, Level] = {
 
 
 # Tessere's exact endgame is tried from this many empty cells on: from 10 it is solved in
-# about a thousand nodes, from 12 it can take a hundred thousand.
+# about a thousand solver nodes, from 12 in 20 000-150 000. From 14 on 45 000 solver nodes
+# (counted as 9 000 search nodes) it lost 8 of 35 games to greedy (27-0-8; 29-0-6 from 12).
 TESSERE_SOLVE_EMPTIES = 12
+# Solver nodes counted as one search node in the budget and the result. The solver does
+# about five times as many a second of CPU (docs/ai.md, "Tessere endgames"), but counting
+# them at that rate (more solver nodes, fewer left to the search) was not stronger.
+TESSERE_SOLVER_NODES_PER_NODE = 1
+# The share of the move's budget the solver may spend (the search gets what it leaves).
+TESSERE_SOLVER_SHARE = 0.5
 
 
 def level_named(name: str | Level) -> Level:
@@ -161,15 +168,19 @@ def analyse(
 def _solve_tessere(game: Game[Any], level: Level, budget: Budget,
                    exclude: Sequence[Turn]) -> Solution | None:
     """Tessere's endgame solved exactly (:func:`tavola.ai.tessere_endgame.solve`) at the levels
-    with ``endgames``, once at most ``TESSERE_SOLVE_EMPTIES`` cells are empty, on half the
-    node budget (the search gets what it leaves, and the nodes count in the result); None
-    when not asked."""
+    with ``endgames``, once at most ``TESSERE_SOLVE_EMPTIES`` cells are empty, on
+    ``TESSERE_SOLVER_SHARE`` of the node budget (the search gets what it leaves); its
+    ``nodes`` are in search nodes (``TESSERE_SOLVER_NODES_PER_NODE`` solver nodes each), as
+    the budget and the result count them. None when not asked."""
     if not isinstance(game, Tessere) or not level.endgames:
         return None
     if sum(1 for token in game.view().values() if not token) > TESSERE_SOLVE_EMPTIES:
         return None
-    share = (budget.nodes if budget.nodes is not None else level.nodes) // 2
-    solved = solve_tessere(game, max(1, share))
+    share = int((budget.nodes if budget.nodes is not None else level.nodes)
+                * TESSERE_SOLVER_SHARE)
+    rate = TESSERE_SOLVER_NODES_PER_NODE
+    solved = solve_tessere(game, max(1, share) * rate)
+    solved = replace(solved, nodes=max(1, -(-solved.nodes // rate)))
     if solved.wins and (solved.move,) in {tuple(t) for t in exclude}:
         # The winning move was already shown: rank the others by search.
         return replace(solved, wins=None, move=None)

@@ -6,10 +6,16 @@ import random
 
 import pytest
 
-from tavola.ai import analyse
+from tavola.ai import (
+    LEVELS,
+    TESSERE_SOLVE_EMPTIES,
+    TESSERE_SOLVER_NODES_PER_NODE,
+    TESSERE_SOLVER_SHARE,
+    analyse,
+)
 from tavola.ai.tessere_endgame import solve
 from tavola.games import new_game
-from tavola.games.tessere import Tessere
+from tavola.games.tessere import Tessere, TessereMove
 
 
 def _position(seed: int, empties: int) -> Tessere:
@@ -113,9 +119,53 @@ def test_strongest_plays_a_proved_win_and_counts_the_solver_nodes() -> None:
             result = analyse(game, "strongest")
             assert result.ranked[0].wins
             assert result.ranked[0].turn == (solution.move,)
-            assert result.nodes >= solution.nodes
+            # The result counts solver nodes in search nodes' time.
+            assert result.nodes * TESSERE_SOLVER_NODES_PER_NODE >= solution.nodes
             return
     pytest.fail("no won position among the samples")
+
+
+def test_strongest_proves_a_win_as_soon_as_it_solves_within_its_budget() -> None:
+    nodes = LEVELS["strongest"].nodes
+    solver_nodes = int(nodes * TESSERE_SOLVER_SHARE) * TESSERE_SOLVER_NODES_PER_NODE
+    for seed in range(40):
+        game = _position(seed, empties=TESSERE_SOLVE_EMPTIES)
+        solution = solve(game, solver_nodes)
+        if solution.wins:
+            result = analyse(game, "strongest")
+            assert result.ranked[0].wins
+            assert result.ranked[0].turn == (solution.move,)
+            assert result.nodes <= nodes
+            return
+    pytest.fail("no position proved won among the samples")
+
+
+def _hands_over_a_line(game: Tessere, move: TessereMove) -> bool:
+    """Whether the opponent completes a configuration at once after ``move``."""
+    game.push(move)
+    try:
+        if game.outcome() is not None:
+            return False
+        for reply in game.legal_moves():
+            game.push(reply)
+            outcome = game.outcome()
+            game.undo()
+            if outcome is not None and outcome.winner == game.current_player:
+                return True
+        return False
+    finally:
+        game.undo()
+
+
+@pytest.mark.parametrize("empties", [11, 13, 14, 16])
+def test_strongest_never_hands_over_a_line_when_a_safe_placement_exists(empties: int) -> None:
+    for seed in range(3):
+        game = _position(100 + seed, empties)
+        safe = [m for m in game.legal_moves() if not _hands_over_a_line(game, m)]
+        if not safe:
+            continue
+        (move,) = analyse(game, "strongest", seed=seed).ranked[0].turn
+        assert not _hands_over_a_line(game, move), (seed, str(move))
 
 
 # RULES.md 1.4's full board with no configuration, e5 emptied: Player 1's block stands on
