@@ -43,7 +43,7 @@ from .detect import (
 )
 from .discs import DraughtsReader, MorrisReader
 from .geometry import BoardGeometry, geometry_for
-from .light import PAPER, Float, lab, white_balance
+from .light import PAPER, Float, encoded, lab, linear, white_balance
 from .pieces import Reader
 from .tesserae import TessereReader
 from .tiles import QuinqueReader
@@ -452,16 +452,14 @@ def _linear(colours: Float) -> Float:
     """Lab -> linear-light BGR (0-1): lights add up there, not in Lab."""
     srgb = np.clip(cv2.cvtColor(colours.reshape(-1, 1, 3).astype(np.float32),
                                 cv2.COLOR_Lab2BGR).reshape(colours.shape), 0, 1)
-    out: Float = np.where(srgb <= 0.04045, srgb / 12.92,
-                          ((srgb + 0.055) / 1.055) ** 2.4).astype(np.float32)
+    out: Float = linear(srgb * 255).astype(np.float32)
     return out
 
 
 def _from_linear(colours: Float) -> Float:
     """Linear-light BGR (0-1) -> Lab."""
-    x = np.clip(colours, 0, 1)
-    srgb = np.where(x <= 0.0031308, 12.92 * x, 1.055 * x ** (1 / 2.4) - 0.055)
-    return lab(np.asarray(srgb * 255, np.float32).reshape(-1, 1, 3)).reshape(colours.shape)
+    srgb = encoded(np.clip(colours, 0, 1))
+    return lab(np.asarray(srgb, np.float32).reshape(-1, 1, 3)).reshape(colours.shape)
 
 
 def _veil_left(a: Float, b: Float) -> npt.NDArray[np.float32]:

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .geometry import QUINQUE_AREA
-from .light import PAPER, Float, lab
+from .light import PAPER, Float, lab, linear
 from .pieces import Cells, Confidence, Reader
 
 __all__ = ["QuinqueReader"]
@@ -516,9 +516,7 @@ class QuinqueReader(Reader):
 def _linear(top: Float) -> Float:
     """A white-balanced BGR area image (0-255) in linear light (0-1): the sRGB curve
     undone, so that light adds as it does on the piece."""
-    f = np.clip(np.asarray(top, np.float32) * np.float32(1 / 255), 0, 1)
-    out: Float = np.where(f <= 0.04045, f / np.float32(12.92),
-                          ((f + np.float32(0.055)) / np.float32(1.055)) ** np.float32(2.4))
+    out: Float = linear(np.clip(top, 0, 255)).astype(np.float32)
     return out
 
 
