@@ -612,8 +612,10 @@ class Session:
         assert self.opponent is not None
         self.result = result
         self._refused = getattr(result, "cells", frozenset())
+        # An ambiguity has no one move to name (and, with hidden cards, naming its
+        # candidates would tell the hand): its cells say where.
         moves = getattr(result, "moves", ())
-        seen = " ".join(map(str, moves))
+        seen = " ".join(map(str, moves)) or " ".join(sorted(self._refused))
         says = self.opponent.says(self.game, self.help)
         return self._show(now, force=True) + Effects(
             log=(f"Not the computer's move ({seen}): put it back. {says}",),
@@ -874,10 +876,10 @@ class Session:
         if isinstance(result, Pending) and result.changed and result.known:
             return replace(base, lifted=result.lifted,
                            targets=result.targets if self.shows_targets else frozenset())
+        if self._refused:  # before the candidates: a refused ambiguity is no choice
+            return replace(base, error=self._refused)
         if isinstance(result, Ambiguous):
             return replace(base, candidates=result.cells)
-        if self._refused:
-            return replace(base, error=self._refused)
         if isinstance(result, Mismatch):
             # Teaching: where a piece belongs, besides blinking where the board is wrong.
             expected = self.inference.expectations(game).current if self.shows_targets else {}
@@ -925,6 +927,9 @@ class Session:
                 refused = self.refusal()
                 text += ", board does not match" + (f": {refused}" if refused else "") + (
                     " (correct the red cells)")
+            elif self._refused:
+                text += (f", not the computer's move on {' '.join(sorted(self._refused))}: "
+                         f"put it back")
             elif isinstance(self.result, Ambiguous):
                 # The first action of each candidate tells them apart: playing it, the
                 # board already shows the rest.

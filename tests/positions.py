@@ -30,9 +30,12 @@ def place_all_without_mills(game: Game[Any]) -> None:
 
 def random_position(name: str, seed: int, actions: int) -> Game[Any]:
     """``name`` after about ``actions`` random legal actions, at the start of a turn and
-    not over."""
+    not over; the same position for the same arguments (a dealt game is dealt from
+    ``seed`` too, not from a fresh seed of its own)."""
     rng = random.Random(seed)
     game = new_game(name)
+    if "seed" in game.options:
+        game = new_game(name, seed=seed)
     while len(game.history) < actions:
         player = game.current_player
         game.apply(rng.choice(game.legal_moves()))

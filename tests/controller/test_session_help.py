@@ -414,6 +414,31 @@ def test_a_blunder_in_a_hidden_hand_game_does_not_name_the_better_card() -> None
     assert all(str(better) not in line for line in out.log)
 
 
+def test_a_placement_two_cards_allow_that_is_not_the_computers_is_shown_wrong() -> None:
+    """The unicorn matches any picture, so a chip put where the computer was not told to
+    go is ambiguous (which card?); refused, it must blink red like any wrong move, not
+    light as a choice to make (it once did: the refusal showed only in the log)."""
+    game = new_game("sequence-kids", seed=5)  # Red holds gorilla, panda and the unicorn
+    s = Session(game, SEQUENCE, "identity", cells=SEQUENCE.cells, settle=0.25, grace=1.5,
+                hinting=HintSettings(nodes=200, seconds=None),
+                computer=ComputerPlayer(side=0, nodes=200))
+    answered(s, s.start(0.0, 0.0), 0.0)
+    shown = s.help.computer
+    assert shown is not None
+    cell = next(c for c in ("c1", "d7", "e3", "b5") if c not in str(shown.turn[0]))
+    cards = [m.card for m in game.legal_moves() if getattr(m, "cell", None) == cell]
+    assert len(cards) == 2  # the board cannot tell which card put it there
+    board = game.view("identity")
+    fx = see(s, {**board, cell: "R"}, 1.0)
+    assert f"Not the computer's move ({cell})" in " ".join(fx.log)
+    assert len(s.game.history) == 0
+    assert s.scene(1.2).error == {cell} and not s.scene(1.2).candidates
+    assert f"not the computer's move on {cell}: put it back" in s.status()
+    assert "ambiguous" not in s.status()  # nothing to choose: it is refused
+    see(s, board, 3.0)  # put back: nothing is wrong any more
+    assert not s.scene(3.2).error
+
+
 def resumed_from(s: Session, journaled: list[Any], **kw: Any) -> Session:
     """A new session on the game ``s`` journaled (``journaled``: every entry written since
     the start), as the daemon builds it after a restart: replayed, then its help put back."""
