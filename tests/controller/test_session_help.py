@@ -9,6 +9,7 @@ from tavola import ai
 from tavola.ai import ScoredTurn
 from tavola.feedback import BLUE, CYAN, GREEN, OFF, RED
 from tavola.games import GAMES, Game, legal_turns, new_game
+from tavola.games.sequence_kids import Place
 from tavola.hardware.layout import Layout
 from tavola.hints import Answer, ComputerPlayer, HintSettings, answer, turn_cells
 from tavola.record import ActionEntry, HintEntry, Record, StartEntry, replay
@@ -426,7 +427,7 @@ def test_a_placement_two_cards_allow_that_is_not_the_computers_is_shown_wrong() 
     shown = s.help.computer
     assert shown is not None
     cell = next(c for c in ("c1", "d7", "e3", "b5") if c not in str(shown.turn[0]))
-    cards = [m.card for m in game.legal_moves() if getattr(m, "cell", None) == cell]
+    cards = [m.card for m in game.legal_moves() if isinstance(m, Place) and m.cell == cell]
     assert len(cards) == 2  # the board cannot tell which card put it there
     board = game.view("identity")
     fx = see(s, {**board, cell: "R"}, 1.0)
