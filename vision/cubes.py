@@ -19,7 +19,7 @@ from .geometry import BoardGeometry
 from .light import Float, lab
 from .pieces import Bool, Prototypes, Reader
 
-__all__ = ["QuixoReader", "fit_top_grid"]
+__all__ = ["QuixoReader", "fit_top_grid", "hidden_seams"]
 
 
 class QuixoReader(Reader):
@@ -79,6 +79,14 @@ class QuixoReader(Reader):
             self._fitted = (key, fit_top_grid(image, model, self.geometry))
         return [self._fitted[1]]
 
+    def _blown(self, light: Float) -> tuple[Bool, Float]:
+        """(which cells' faces are blown out to the sensor's ceiling, each face's
+        brightest level (cells, 1)), from the cells' lightness blocks."""
+        face = light[:, self._face]
+        top = np.percentile(face, 99, axis=1)[:, None]
+        blown: Bool = (face > top - self.FLAT).mean(axis=1) >= self.BLOWN_SHARE
+        return blown, top
+
     def _dark(self, blocks: Float) -> Bool:
         # Against the face right beside each pixel, not the whole face's level: a lamp's
         # reflection lights a glossy face unevenly (a glare's edge, a gradient).
@@ -92,9 +100,7 @@ class QuixoReader(Reader):
         # Where the face beside a pixel is blown out to the sensor's ceiling (a share of the
         # face at one level, its brightest: a lit face always keeps some noise), no noise
         # makes a step: there CEILING_STEP is enough, unless the face has grain.
-        face = light[:, self._face]
-        top = np.percentile(face, 99, axis=1)[:, None]
-        blown = (face > top - self.FLAT).mean(axis=1) >= self.BLOWN_SHARE
+        blown, top = self._blown(light)
         clipped = (light > top[:, :, None] - self.FLAT).astype(np.uint8)
         at_ceiling = blown[:, None, None] & (np.stack([cv2.dilate(c, near) for c in clipped]) > 0)
         floor = np.where(at_ceiling, self.CEILING_STEP, self.NOISE_STEP)
@@ -116,6 +122,19 @@ class QuixoReader(Reader):
         inked = (count >= self.INKED) & (count <= self.LINE * self._sectors.sum(axis=(1, 2)))
         return np.column_stack([dark[:, self._centre].mean(axis=1),
                                 inked.mean(axis=1)]).astype(np.float64)
+
+    def arm_over(self, tops: Sequence[Float]) -> bool:
+        """Whether an arm hides part of the grid of cubes: all 25 are always on the board,
+        each top face ringed by the dark seams between cubes, and an arm (or a cube lifted
+        out of its place) is one surface across several of them. A patch of cells joined
+        by hidden seams that runs both along the files and along the ranks and reaches the
+        area's edge (an arm comes in from outside) is an arm; the cubes' light sides seen
+        at a tilt hide seams of one direction only."""
+        light = lab(tops[0])[:, :, 0]
+        ranks, files, px = self.geometry.ranks, self.geometry.files, self.px
+        cells = light.reshape(ranks, px, files, px).transpose(0, 2, 1, 3).reshape(-1, px, px)
+        blown = self._blown(cells)[0].reshape(ranks, files)  # rows from the last rank
+        return _edge_patch(*hidden_seams(light, px, blown))
 
     def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
         blocks = planes[0]
@@ -142,6 +161,67 @@ class QuixoReader(Reader):
 
     def load(self, params: Mapping[str, Any]) -> None:
         self.prototypes = Prototypes.from_dict(params["prototypes"])
+
+
+# The seam between two cubes is a shadowed crevice, tens of L darker than the faces beside
+# it; across an arm (skin, a sleeve) it is no darker than SEAM_DEPTH. A seam blown out to the
+# sensor's ceiling by a lamp's reflection (the faces both sides of it blown out: the
+# glare's bloom fills the thin crevice) shows nothing.
+SEAM_DEPTH = 10.0
+SEAM_SPAN = (0.2, 0.8)  # the stretch of a cube's side its seam is averaged along (no corners)
+SEAM_NEAR = 0.1  # cells either side of the nominal seam it may lie (the plane's fit)
+SEAM_FACE = 0.3  # cells into each face its lightest point is sought
+
+
+def hidden_seams(light: Float, px: int, blown: Bool) -> tuple[Bool, Bool]:
+    """Which seams between neighbouring cubes do not show, from the lightness (Lab L) of
+    the area on the cube tops' plane, ``px`` pixels per cell: (the seams between files,
+    ranks x (files - 1); the seams between ranks, (ranks - 1) x files), rows from the
+    area's top (the last rank). ``blown``: (ranks, files), the faces blown out to the
+    sensor's ceiling (their seams tell nothing).
+
+    Each seam is averaged along the middle of the side (marks run across it in places
+    only), then its profile across: the darkest point near the seam against the lightest
+    point of each face beside it."""
+    ranks, files = light.shape[0] // px, light.shape[1] // px
+    a0, a1 = (round(f * px) for f in SEAM_SPAN)
+    near, face = round(SEAM_NEAR * px), round(SEAM_FACE * px)
+
+    def hidden(profiles: Float) -> Bool:
+        # profiles: (..., 2 * face) across the seam, which lies at index ``face``.
+        seam = profiles[..., face - near:face + near].min(axis=-1)
+        faces = np.minimum(profiles[..., :face - near].max(axis=-1),
+                           profiles[..., face + near:].max(axis=-1))
+        out: Bool = faces - seam < SEAM_DEPTH
+        return out
+
+    cols = np.arange(1, files) * px  # x of the seams between files
+    rows = np.arange(1, ranks) * px
+    # Between files: for every rank and seam, the profile along x, averaged along y.
+    spans = light.reshape(ranks, px, -1)[:, a0:a1].mean(axis=1)  # (ranks, width)
+    between_files = hidden(np.stack([spans[:, c - face:c + face] for c in cols], axis=1)) & ~(
+        blown[:, :-1] & blown[:, 1:])
+    spans = light.reshape(-1, files, px)[:, :, a0:a1].mean(axis=2)  # (height, files)
+    between_ranks = hidden(np.stack([spans[r - face:r + face].T for r in rows], axis=0)) & ~(
+        blown[:-1] & blown[1:])
+    return between_files, between_ranks
+
+
+def _edge_patch(between_files: Bool, between_ranks: Bool) -> bool:
+    """Whether cells joined by hidden seams make a patch that has hidden seams of both
+    directions and reaches the area's edge."""
+    ranks, files = between_ranks.shape[0] + 1, between_files.shape[1] + 1
+    # Cells at even positions of a finer grid, the seams between them at odd ones: a patch
+    # is a 4-connected component of it.
+    joined = np.zeros((2 * ranks - 1, 2 * files - 1), np.uint8)
+    joined[::2, ::2] = 1
+    joined[::2, 1::2] = between_files
+    joined[1::2, ::2] = between_ranks
+    label = cv2.connectedComponents(joined, connectivity=4)[1]
+    edge = set(np.concatenate([label[0], label[-1], label[:, 0], label[:, -1]]).tolist())
+    both = set(label[::2, 1::2][between_files].tolist()) & set(
+        label[1::2, ::2][between_ranks].tolist())
+    return bool(both & edge)
 
 
 _FIT_PX = 12  # pixels per cell of the image the cube grid is fitted on
