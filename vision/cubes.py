@@ -1,9 +1,12 @@
 """Quixo (:class:`QuixoReader`): dark marks on the light cube face, each pixel measured
 against the face right beside it (a glare lights a glossy face unevenly, and veils its
-marks to a faint step): a dark centre is an X, a dark ring with a light centre an O; with
-four players the darkest of the four dot spots gives the direction. Cube tops are almost a
-cell above the board, so their plane is fitted to the picture (the grid of light faces
-between dark seams), not only computed from the camera model (:func:`fit_top_grid`)."""
+marks to a faint step, in the colour channel it left below the sensor's ceiling if not in
+the lightness): a dark centre is an X, a dark ring with a light centre an O; with four
+players the darkest of the four dot spots gives the direction. Cube tops are almost a cell
+above the board, so their plane is fitted to the picture (the grid of light faces between
+dark seams), not only computed from the camera model (:func:`fit_top_grid`). All 25 cubes
+are always on the board: an arm over them hides the seams between them
+(:meth:`QuixoReader.arm_over`, :func:`hidden_seams`)."""
 
 from __future__ import annotations
 
@@ -16,8 +19,8 @@ import numpy.typing as npt
 
 from .detect import Image, Matrix, lifted, warp_area
 from .geometry import BoardGeometry
-from .light import Float, lab
-from .pieces import Bool, Prototypes, Reader
+from .light import Float, lab, linear
+from .pieces import CEILING, Bool, Prototypes, Reader
 
 __all__ = ["QuixoReader", "fit_top_grid", "hidden_seams"]
 
@@ -87,10 +90,21 @@ class QuixoReader(Reader):
         blown: Bool = (face > top - self.FLAT).mean(axis=1) >= self.BLOWN_SHARE
         return blown, top
 
-    def _dark(self, blocks: Float) -> Bool:
+    def cut(self, tops: Sequence[Float]) -> list[Float]:
+        """Lab cell blocks with three more channels: the lightness each of B, G and R would
+        have as a grey (a mark is dark in every channel, :meth:`_dark`), continued above
+        the ceiling (the white balance's gain lifts a channel beyond 255, where the raw
+        picture kept the mark's step)."""
+        return [self.blocks.cut(
+            np.concatenate([lab(top), _lightness(linear(np.maximum(top, 0)))], axis=2),
+            self.geometry, self.cells) for top in tops]
+
+    def _strokes(self, light: Float) -> tuple[Float, Float, Float]:
+        """(each pixel's step below the face right beside it, the least step that is a
+        mark there, the deepest step within a stroke's width) of lightness blocks."""
         # Against the face right beside each pixel, not the whole face's level: a lamp's
         # reflection lights a glossy face unevenly (a glare's edge, a gradient).
-        light = np.ascontiguousarray(blocks[..., 0])
+        light = np.ascontiguousarray(light)
         near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (self.NEAR, self.NEAR))
         step = np.stack([cv2.morphologyEx(cv2.blur(cell, (3, 3)), cv2.MORPH_CLOSE, near)
                          for cell in light]) - light
@@ -108,8 +122,25 @@ class QuixoReader(Reader):
         # A blurred stroke's skirts are a little darker than the face too: the stroke is
         # where it is at least half as deep as its core (its width whatever the blur).
         width = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (self.STROKE, self.STROKE))
-        depth = np.stack([cv2.dilate(cell, width) for cell in step])
+        depth: Float = np.stack([cv2.dilate(cell, width) for cell in step])
+        return step.astype(np.float32), least.astype(np.float32), depth
+
+    def _dark(self, blocks: Float) -> Bool:
+        step, least, depth = self._strokes(blocks[..., 0])
         dark: Bool = (step > least) & (step > 0.5 * depth)
+        # The ink is dark in every colour channel. A lamp's veil lifts the face to the
+        # sensor's ceiling first in the channels its light is strongest in (red and green
+        # for a warm lamp, blue for a cool one), where the mark's step is lost; a channel
+        # left below the ceiling keeps it. So on a face the veil makes at least as light as
+        # the paper (CEILING), each channel is read as the lightness is, no lower than the
+        # lightness's own least step there (wood grain seen in the lightness is texture in
+        # every channel). A face below that keeps its marks' step in the lightness, and the
+        # wood's brown grain is deeper in blue than any of it.
+        veiled = np.flatnonzero(np.percentile(blocks[:, self._face, 0], 99, axis=1) >= CEILING)
+        for k in range(3, blocks.shape[-1] if len(veiled) else 3):
+            step_k, least_k, depth_k = self._strokes(blocks[veiled, :, :, k])
+            dark[veiled] |= (step_k > np.maximum(least_k, least[veiled])) & (
+                step_k > 0.5 * depth_k)
         return dark
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
@@ -161,6 +192,13 @@ class QuixoReader(Reader):
 
     def load(self, params: Mapping[str, Any]) -> None:
         self.prototypes = Prototypes.from_dict(params["prototypes"])
+
+
+def _lightness(light: npt.NDArray[np.float64]) -> Float:
+    """CIE lightness (L, 0-100 up to the ceiling, beyond it above) of linear light."""
+    out: Float = np.where(light > 216 / 24389, 116 * np.cbrt(light) - 16,
+                          light * 24389 / 27).astype(np.float32)
+    return out
 
 
 # The seam between two cubes is a shadowed crevice, tens of L darker than the faces beside

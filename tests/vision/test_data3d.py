@@ -33,7 +33,7 @@ from tavola.vision.source import read_image
 DATA = Path(__file__).parent / "data3d"
 GAMES = ["morris", "draughts", "quixo", "tessere", "sequence-kids", "quinque"]
 # Per-cell floors (fraction of cells read right over the frames without a hand).
-FLOORS = {"morris": 0.985, "draughts": 0.985, "quixo": 0.97, "tessere": 0.98,
+FLOORS = {"morris": 0.985, "draughts": 0.985, "quixo": 0.975, "tessere": 0.98,
           "sequence-kids": 0.99, "quinque": 0.97}
 # Frames without a hand where the board is not found: none (quinque-008's markers are too
 # small to decode and are told apart by where they lie; draughts-028's camera is so close
@@ -241,6 +241,17 @@ def test_quixo_marks_faint_under_a_lamps_reflection_are_read() -> None:
     for name, cells in (("quixo-032", ("d2", "d4")), ("quixo-064", ("b2",)),
                         ("quixo-040", ("b2", "b3")), ("quixo-028", ("d2",)),
                         ("quixo-090", ("d4",))):
+        truth, read = read_frame(name)
+        for cell in cells:
+            assert truth[cell] != "." and read[cell] == truth[cell], (name, cell)
+
+
+def test_quixo_marks_a_veil_left_in_one_colour_channel_are_read() -> None:
+    # A lamp's reflection lifts the faces to the sensor's ceiling in the channels its
+    # light is strongest in, where the ink's step is lost (in the lightness too); the
+    # channel left below the ceiling keeps it (red under 123's and 127's cool area light).
+    for name, cells in (("quixo-123", ("e4", "e5")), ("quixo-127", ("d3",)),
+                        ("quixo-007", ("e5",)), ("quixo-089", ("d4",))):
         truth, read = read_frame(name)
         for cell in cells:
             assert truth[cell] != "." and read[cell] == truth[cell], (name, cell)
