@@ -174,10 +174,10 @@ class TessereReader(Reader):
             else:
                 tokens.append("")
                 bare = [s for k, s in zip(kinds[i], sure[i], strict=True) if k == "board"]
-                # Empty only if it looks like the bare board (a coin or a finger is something
-                # else: unsure). A checker covers all four quadrants, so bare board seen beside
-                # a blown-out glare (nothing to read there) is an empty cell.
-                confidence[i] = (min(bare) if board and not tile else 0.3 * min(bare)
+                # Empty only if it looks like the bare board (a blown-out glare, a coin or a
+                # finger is something else: unsure; near the sensor's ceiling a pale yellow
+                # tessera looks like the print, so one or two such quadrants are no proof).
+                confidence[i] = (min(bare) if board >= 3 and not tile else 0.3 * min(bare)
                                  if board >= 2 else 0.0)
         return tokens, confidence
 
