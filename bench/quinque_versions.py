@@ -17,6 +17,7 @@ ratios, which the load hits alike.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import random
 import statistics
@@ -47,7 +48,8 @@ def engine_at(commit: str, into: Path) -> type[Any]:
             ["git", "show", f"{commit}:controller/games/{file}"], cwd=ROOT, check=True,
             capture_output=True, text=True,
         ).stdout
-        (package / file).write_text(text.replace("from .base import", "from tavola.games.base import"))
+        absolute = text.replace("from .base import", "from tavola.games.base import")
+        (package / file).write_text(absolute)
     if str(into) not in sys.path:
         sys.path.insert(0, str(into))
     module: types.ModuleType = importlib.import_module(f"{name}.quinque")
@@ -66,6 +68,11 @@ def playout(game: Any, rng: random.Random, cap: int = 400) -> list[str]:
         game.apply(move)
         played.append(str(move))
     return played
+
+
+def playout_new(make: Callable[[], Any], rng: random.Random) -> list[str]:
+    """:func:`playout` of a new game from ``make``."""
+    return playout(make(), rng)
 
 
 def cpu(run: Callable[[], Any]) -> tuple[Any, float]:
@@ -108,8 +115,10 @@ def main() -> None:
                 actions = 0
                 for g in range(args.games):
                     seed = r * 1000 + g
-                    played_new, t_new = cpu(lambda: playout(make_new(), random.Random(seed)))
-                    played_old, t_old = cpu(lambda: playout(make_old(), random.Random(seed)))
+                    played_new, t_new = cpu(functools.partial(
+                        playout_new, make_new, random.Random(seed)))
+                    played_old, t_old = cpu(functools.partial(
+                        playout_new, make_old, random.Random(seed)))
                     if played_new != played_old:
                         sys.exit(f"seed {seed}: the engines played different games")
                     seconds[0] += t_new
