@@ -118,15 +118,13 @@ _GEOMETRY: dict[tuple[frozenset[Cell], bool, bool, int], Geometry] = {}
 _GEOMETRY_MAX = 1024  # a few MB at most; most reuse is within a turn or after an undo
 
 
-def _geometry(tiles: Iterable[Cell], pass_over: bool, advanced: bool, size: int,
-              near: Geometry | None = None) -> Geometry:
+def _geometry(tiles: Iterable[Cell], pass_over: bool, advanced: bool, size: int) -> Geometry:
     """The geometry of the cluster ``tiles`` (cached: it is most of move generation), in a
-    game of ``size`` tiles; a new one borrows what it can from ``near``, the geometry of
-    another cluster of the same game."""
+    game of ``size`` tiles."""
     key = (frozenset(tiles), pass_over, advanced, size)
     geo = _GEOMETRY.get(key)
     if geo is None:
-        geo = Geometry(sorted(key[0]), pass_over, advanced, size, near)
+        geo = Geometry(sorted(key[0]), pass_over, advanced, size)
         if len(_GEOMETRY) >= _GEOMETRY_MAX:
             _GEOMETRY.clear()
         _GEOMETRY[key] = geo
@@ -205,7 +203,6 @@ class Quinque(Game[QuinqueMove]):
         self._length = o["line_length"]
         self._repetition = o["repetition_draw"]
         self._shape = (o["pass_over"], o["advanced"], o["tiles"])
-        self._geo: Geometry | None = None
         self.tiles = {(0, 0): 0}
         self.sky = {}
         self.left = [o["backpacks"], o["backpacks"]]
@@ -235,9 +232,7 @@ class Quinque(Game[QuinqueMove]):
         tiles = self.tiles
         if self.phase == _OPENING:
             return [m for t in sorted(tiles) for m in free_marks(t, tiles[t])]
-        # The last geometry this game asked for is the usual neighbour of the next one: one
-        # action apart (not state: any geometry of the game's shape would be right).
-        geo = self._geo = _geometry(tiles, *self._shape, self._geo)
+        geo = _geometry(tiles, *self._shape)
         out: list[QuinqueMove] = []
         if self.phase == _FIRST and self.left[self.player]:
             for t in geo.order:

@@ -86,15 +86,15 @@ class _Frame:
     """A square window of ``size`` x ``size`` cells of the grid, column-major, and for each
     of its cells (filled when first asked for) the bitboards ``(its row, column and
     diagonals; its row and column; its four edge neighbours; its row, column and diagonals
-    less its edge neighbours; its ring of 8 neighbours)``."""
+    less its edge neighbours)``."""
 
     __slots__ = ("cells", "size")
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.cells: list[tuple[int, int, int, int, int] | None] = [None] * (size * size)
+        self.cells: list[tuple[int, int, int, int] | None] = [None] * (size * size)
 
-    def masks(self, c: int) -> tuple[int, int, int, int, int]:
+    def masks(self, c: int) -> tuple[int, int, int, int]:
         """The bitboards of cell ``c`` (see the class)."""
         found = self.cells[c]
         if found is None:
@@ -109,9 +109,8 @@ class _Frame:
                 if 0 <= x + i < size and 0 <= y - i < size:
                     slanted |= 1 << ((x + i) * size + y - i)
             sides = (5 << (c - 1)) | (1 << (c + size)) | (1 << (c - size))
-            ring = sides | (7 << (c + size - 1)) | (7 << (c - size - 1))
             rays = straight | slanted
-            found = self.cells[c] = (rays, straight, sides, rays & ~sides, ring)
+            found = self.cells[c] = (rays, straight, sides, rays & ~sides)
         return found
 
 
@@ -152,79 +151,24 @@ class _Made:
         diag: Moves = []
         step: Moves = []
         rest = reach
-        while rest:  # from the highest cell down (three int operations a cell), reversed
-            c = rest.bit_length() - 1
-            bit = 1 << c
-            rest ^= bit
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            c = low.bit_length() - 1
             move = known.get(c)
             if move is None:
-                move = self.move_to(src, t, c)
+                x, y = divmod(c, self.width)
+                move = known[c] = tile_move(src, (x + self.x0, y + self.y0))
             every.append(move)
             if advanced:
-                if bit & straight:
+                if low & straight:
                     orth.append(move)
-                    if bit & sides:
+                    if low & sides:
                         step.append(move)
                 else:
                     diag.append(move)
-        every.reverse()
-        if advanced:
-            orth.reverse()
-            diag.reverse()
-            step.reverse()
-            made = (src, every, orth, diag, step)
-        else:
-            made = (src, every, NO_MOVES, NO_MOVES, NO_MOVES)
-        return self.keep(t, reach, made)
-
-    def patched(self, src: Cell, t: int, reach: int, straight: int, sides: int,
-                before: Slide, old: int) -> Slide:
-        """:meth:`slide`, made from ``before``, the moves of the same tile to the cells of
-        ``old``: only the cells that differ are removed or inserted (their places in the
-        lists counted from the bitboards), the rest copied."""
-        if self.advanced:
-            free = ~straight
-            made = (src, self.patch(before[1], old, reach, src, t),
-                    self.patch(before[2], old & straight, reach & straight, src, t),
-                    self.patch(before[3], old & free, reach & free, src, t),
-                    self.patch(before[4], old & straight & sides, reach & straight & sides,
-                               src, t))
-        else:
-            made = (src, self.patch(before[1], old, reach, src, t), NO_MOVES, NO_MOVES,
-                    NO_MOVES)
-        return self.keep(t, reach, made)
-
-    def patch(self, moves: Moves, old: int, new: int, src: Cell, t: int) -> Moves:
-        """``moves`` (to the cells of ``old``, in order) changed into the moves to the cells
-        of ``new``, in order."""
-        if old == new:
-            return moves
-        out = moves.copy()
-        gone = old & ~new
-        while gone:  # from the highest down: the lower places stay where they were
-            c = gone.bit_length() - 1
-            gone ^= 1 << c
-            del out[(old & ((1 << c) - 1)).bit_count()]
-        come = new & ~old
-        while come:  # from the lowest up: every lower cell of ``new`` is in place
-            low = come & -come
-            come ^= low
-            c = low.bit_length() - 1
-            out.insert((new & (low - 1)).bit_count(), self.move_to(src, t, c))
-        return out
-
-    def move_to(self, src: Cell, t: int, c: int) -> TileMove:
-        """The move of the tile ``src`` (bit ``t``) to the cell at bit ``c``."""
-        known = self.moves[t]
-        move = known.get(c)
-        if move is None:
-            x, y = divmod(c, self.width)
-            dst = (x + self.x0, y + self.y0)
-            move = known[c] = tile_move(src, dst)
-        return move
-
-    def keep(self, t: int, reach: int, made: Slide) -> Slide:
-        """Keep ``made``, the slide of the tile at bit ``t`` to the cells of ``reach``."""
+        made = (src, every, orth, diag, step) if advanced else (
+            src, every, NO_MOVES, NO_MOVES, NO_MOVES)
         table = self.known[t]
         if len(table) >= _SLIDES_MAX:
             table.clear()
@@ -233,12 +177,6 @@ class _Made:
 
 
 _SLIDES_MAX = 1 << 11  # per tile's cell in a frame
-# A geometry borrows from a nearby one when at most this many cells differ (a tile moved:
-# 2; beyond a few, few tiles are far enough from every change to keep their moves).
-_CHANGED_MAX = 4
-# A tile's moves are patched from its moves in the nearby geometry when at most this many
-# destinations differ, else made afresh (a cell patched costs about two cells made).
-_PATCH_MAX = 3
 _MADE: dict[tuple[int, int, int, bool], _Made] = {}
 
 
@@ -260,17 +198,11 @@ class Geometry:
     every way to add a tile and mark one of its skydivers (built when first asked for: most
     of a game is played with every tile on the table). ``tiles``: how many tiles the game
     has, which sizes the frame (a cluster of n tiles spans at most n cells).
-
-    ``near``: the geometry of another cluster of the same game (usually the one before the
-    last action), from which the tiles far from the cells that differ keep their moves
-    (see :meth:`_kept`).
     """
 
-    __slots__ = ("_adds", "_front", "_groups", "_moves", "_occ", "_splitting", "_width",
-                 "_x0", "_y0", "order", "slides")
+    __slots__ = ("_adds", "_front", "_width", "_x0", "_y0", "order", "slides")
 
-    def __init__(self, order: list[Cell], pass_over: bool, advanced: bool, tiles: int,
-                 near: Geometry | None = None) -> None:
+    def __init__(self, order: list[Cell], pass_over: bool, advanced: bool, tiles: int) -> None:
         self.order = order
         # The frame: its corner snapped, so that the frames (and the cached move lists of
         # the tiles, keyed by frame) stay the same while the cluster drifts a little.
@@ -284,15 +216,8 @@ class Geometry:
         north, south, east, west = occ >> 1, occ << 1, occ >> width, occ << width
         front = (north | south | east | west) & ~occ
         self._front, self._x0, self._y0, self._width = front, x0, y0, width
-        self._occ = occ
         self._adds: list[AddTile] | None = None
         self.slides: list[Slide] = []
-        # For the next geometry (without holes only, else None): each tile's slide by its
-        # bit, the groups a splitting tile's others fall into (all but the last) and the
-        # splitting tiles.
-        self._moves: dict[int, tuple[int, Slide]] | None = None
-        self._groups: dict[int, list[int]] = {}
-        self._splitting = 0
         if len(bits) < 2:
             return  # a lone tile cannot move
         # Cells beside two tiles or more; free cells beside exactly one (a tile may not land
@@ -310,8 +235,6 @@ class Geometry:
                  - blocks.bit_count() + 1)
         cuts: dict[int, list[int]] | None = None
         splitting = anyjoin = three = 0  # without holes: the tiles that split the others
-        moves: dict[int, tuple[int, Slide]] = {}  # tile -> (its reach, its slide)
-        groups = self._groups
         if holes:
             cuts = _splits(bits, width, occ)
         else:
@@ -325,24 +248,6 @@ class Geometry:
             two = twos & ~three
             joined = (two & anyjoin) | (three & twojoins)
             splitting = occ & twos & ~closed & ~joined
-            self._splitting = splitting
-            self._moves = moves
-        # What the nearby geometry lends (see _kept): its slides and groups, the cells that
-        # differ and their edge neighbours (``changed``), the cells a kept group must not
-        # touch (``touched``: tiles lifted, and cells beside tiles added).
-        lent: dict[int, tuple[int, Slide]] | None = None
-        lent_groups: dict[int, list[int]] = {}
-        changed = nearby = touched = 0
-        if (not holes and near is not None and near._moves is not None
-                and near._width == width and near._x0 == x0 and near._y0 == y0):
-            changed = near._occ ^ occ
-            if changed.bit_count() <= _CHANGED_MAX:
-                lent, lent_groups = near._moves, near._groups
-                nearby = (changed | (changed << 1) | (changed >> 1) | (changed << width)
-                          | (changed >> width))
-                added = changed & occ
-                touched = (changed & near._occ) | (added << 1) | (added >> 1) | (
-                    added << width) | (added >> width)
         frame = _frame(width)
         cells = frame.cells
         made = _made(x0, y0, width, advanced)
@@ -356,44 +261,12 @@ class Geometry:
             pairs = [(t, c) for t, c in zip(bits, order, strict=True) if not closed >> t & 1]
         for t, src in pairs:
             masks = cells[t] or frame.masks(t)
-            split = splitting >> t & 1
-            kept: list[int] | None = None  # a splitting tile's groups, known
-            if lent is not None and not changed >> t & 1:
-                if not masks[0] & nearby:
-                    # Nothing in t's lines changed (_kept): t's moves are those it had.
-                    if not split:
-                        had = lent.get(t)
-                        if had is not None:
-                            slides.append(had[1])
-                            moves[t] = had
-                        continue
-                    kept = lent_groups.get(t)
-                    if kept is None:
-                        continue  # no landing cell beside two tiles, before or now
-                    for g in kept:
-                        if g & touched:
-                            kept = None
-                            break
-                    else:
-                        groups[t] = kept
-                        had = lent.get(t)
-                        if had is not None:
-                            slides.append(had[1])
-                            moves[t] = had
-                        continue
-                elif split and not masks[4] & changed:
-                    kept = lent_groups.get(t)
-                    if kept is not None:
-                        for g in kept:
-                            if g & touched:
-                                kept = None
-                                break
             if pass_over:
                 reach = masks[0] & crowded | masks[3] & single
             else:
                 clear = _clear(occ, t, width)
                 reach = clear & crowded | clear & ~masks[2] & single
-            if split:
+            if splitting >> t & 1:
                 # Lifting t splits the others: it must land beside every group again, so
                 # on a cell beside two tiles or more (t not counted), in the one-step
                 # spread of each group.
@@ -403,35 +276,25 @@ class Geometry:
                 if not reach:
                     continue
                 others = occ ^ (1 << t)
-                if kept is not None:
-                    found = kept
-                    for g in kept:
-                        others ^= g
-                        reach &= (g << 1) | (g >> 1) | (g << width) | (g >> width)
-                elif not three >> t & 1:
+                seeds = masks[2] & occ
+                if not three >> t & 1:
                     # Two edge neighbours, one in each group: flood from both at once, so
                     # that the smaller group (a short arm, usually) ends the race.
-                    seeds = masks[2] & occ
                     g = _race(seeds & -seeds, seeds & (seeds - 1), others, width)
-                    found = [g]
                     others ^= g
-                    reach &= (g << 1) | (g >> 1) | (g << width) | (g >> width)
+                    reach &= (((g << 1) | (g >> 1) | (g << width) | (g >> width))
+                              & ((others << 1) | (others >> 1) | (others << width)
+                                 | (others >> width)))
                 else:
-                    seeds = masks[2] & occ
-                    # (every group but the last flooded, reach empty or not: the next
-                    # geometry may keep them)
-                    found = []
-                    n = 3 - (anyjoin >> t & 1)
-                    while n > 1:
+                    groups = 3 - (anyjoin >> t & 1)
+                    while groups > 1 and reach:
                         g = _flood(seeds & -seeds, others, width)
-                        found.append(g)
                         seeds &= ~g
                         others ^= g
                         reach &= (g << 1) | (g >> 1) | (g << width) | (g >> width)
-                        n -= 1
-                groups[t] = found
-                reach &= ((others << 1) | (others >> 1) | (others << width)
-                          | (others >> width))
+                        groups -= 1
+                    reach &= ((others << 1) | (others >> 1) | (others << width)
+                              | (others >> width))
             elif cuts is not None:
                 cut = cuts.get(t)
                 if cut is not None:
@@ -440,13 +303,8 @@ class Geometry:
             if reach:
                 slide = known[t].get(reach)
                 if slide is None:
-                    had = lent.get(t) if lent is not None else None
-                    if had is not None and (had[0] ^ reach).bit_count() <= _PATCH_MAX:
-                        slide = made.patched(src, t, reach, masks[1], masks[2], had[1], had[0])
-                    else:
-                        slide = made.slide(src, t, reach, masks[1], masks[2])
+                    slide = made.slide(src, t, reach, masks[1], masks[2])
                 slides.append(slide)
-                moves[t] = (reach, slide)
 
     @property
     def adds(self) -> list[AddTile]:
