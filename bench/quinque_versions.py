@@ -7,11 +7,13 @@ package of their own beside the working tree's, so both run in the same process 
 seeds. Both list their actions in the canonical order, so a seed plays the same game on
 each: the playouts are paired game by game (the games' moves are checked equal).
 
-Per round, the same random games are played on each engine alternately (``legal_moves()``
-then ``apply(random choice)``, the bench's playout), and a perft of depth 3 from the start;
+Per round, the same random games are played on each engine alternately, each engine first
+in every other game (``legal_moves()`` then ``apply(random choice)``, the bench's playout),
+and a perft of depth 3 from the start;
 every figure is CPU time, printed as the median of the rounds with their min-max, and the
-ratio new / old is the median of the rounds' ratios. Figures under load swing: compare the
-ratios, which the load hits alike.
+ratio new / old is the median of the rounds' ratios; the steadier figure under load is the
+median of the games' own ratios (each game timed on both engines), with its quartiles.
+Figures under load swing: compare the ratios, which the load hits alike.
 """
 
 from __future__ import annotations
@@ -110,17 +112,22 @@ def main() -> None:
             old_rates: list[float] = []
             ratios: list[float] = []
             perft_ratios: list[float] = []
+            game_ratios: list[float] = []
             for r in range(args.rounds):
                 seconds = [0.0, 0.0]
                 actions = 0
                 for g in range(args.games):
                     seed = r * 1000 + g
-                    played_new, t_new = cpu(functools.partial(
-                        playout_new, make_new, random.Random(seed)))
-                    played_old, t_old = cpu(functools.partial(
-                        playout_new, make_old, random.Random(seed)))
+                    runs = [(make_new, 0), (make_old, 1)]
+                    if g % 2:
+                        runs.reverse()  # each engine plays first in every other game
+                    out: list[tuple[list[str], float]] = [([], 0.0), ([], 0.0)]
+                    for make, side in runs:
+                        out[side] = cpu(functools.partial(playout_new, make, random.Random(seed)))
+                    (played_new, t_new), (played_old, t_old) = out
                     if played_new != played_old:
                         sys.exit(f"seed {seed}: the engines played different games")
+                    game_ratios.append(t_old / t_new)
                     seconds[0] += t_new
                     seconds[1] += t_old
                     actions += len(played_new)
@@ -139,6 +146,10 @@ def main() -> None:
                   f"ratio {spread(ratios, '.2f')}; µs an action new "
                   f"{1e6 / statistics.median(new_rates):.1f}, old "
                   f"{1e6 / statistics.median(old_rates):.1f}")
+            quarters = statistics.quantiles(game_ratios, n=4)
+            print(f"  the games' ratios (each game on both engines): median "
+                  f"{statistics.median(game_ratios):.2f}, quartiles {quarters[0]:.2f}-"
+                  f"{quarters[2]:.2f}, {len(game_ratios)} games")
             if perft_ratios:
                 print(f"  perft d{args.perft}: ratio {spread(perft_ratios, '.2f')}")
 
