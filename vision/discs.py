@@ -58,7 +58,9 @@ class DiscReader(Reader):
       is (both blown out): nothing on the top tells them apart, so such readings are
       doubted (the glare test), not trusted. On a veiled square a white middle in the
       lamp's own neutral colour is doubted too (a white man shows his cream unless
-      blown out).
+      blown out), and so is a disc read white that is neither as light as paper nor
+      cream (a shadow dims a white man, not his colour; a black top's highlight fading
+      across it is neutral to bluish).
     """
 
     height = 0.15  # a disc's top
@@ -212,6 +214,12 @@ class DiscReader(Reader):
                 # all, is doubted by the glare test).
                 tokens[i] = ""
                 confidence[i] = float(np.clip((self.OUTLINED - outline[i]) / 5, 0, 1))
+            elif tokens[i] == "W":
+                # A white man is as light as paper, or in a shadow still cream (a shadow
+                # dims the light, not the man's colour); neither is a glossy black top's
+                # highlight fading across it, neutral and bluish: doubted.
+                sure = max(middle[i, 0] - self.NOT_WHITE, middle[i, 2]) / 5
+                confidence[i] = min(float(confidence[i]), float(np.clip(sure, 0, 1)))
         return tokens, confidence, dimmer.astype(np.float64)
 
     def _outline(self, blocks: Float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:

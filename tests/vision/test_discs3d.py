@@ -281,11 +281,13 @@ def test_no_man_stands_where_no_rim_steps_from_a_dark_square() -> None:
         assert read[cell] == truth[cell] == "", (name, cell)
 
 
-def test_a_glossy_black_top_whitened_by_a_veil_is_doubted_not_trusted() -> None:
-    # Black men on squares a lamp's veil pales (draughts-126 b4, -137 e3) are whitened in
-    # the lamp's own colour, neutral as paper; a white man shows his cream. They read
-    # white, but doubted.
-    for name, cell in (("draughts-126", "b4"), ("draughts-137", "e3")):
+def test_a_glossy_black_top_whitened_by_the_lamp_is_doubted_not_trusted() -> None:
+    # Black men whose tops the lamp whitens read white. Where that white is neither as
+    # light as paper nor cream (draughts-081 f4, -115 e5: the highlight fading across the
+    # top, L 75-79, neutral to bluish) or is the lamp's neutral colour on a veiled square
+    # (draughts-126 b4, -137 e3), the reading is doubted.
+    for name, cell in (("draughts-081", "f4"), ("draughts-115", "e5"),
+                       ("draughts-126", "b4"), ("draughts-137", "e3")):
         assert cell in _doubted(name), (name, cell)
     # ... while white men showing their cream are trusted.
     truth, read = read_frame("draughts-137")
