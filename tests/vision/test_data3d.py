@@ -33,7 +33,7 @@ from tavola.vision.source import read_image
 DATA = Path(__file__).parent / "data3d"
 GAMES = ["morris", "draughts", "quixo", "tessere", "sequence-kids", "quinque"]
 # Per-cell floors (fraction of cells read right over the frames without a hand).
-FLOORS = {"morris": 0.985, "draughts": 0.985, "quixo": 0.975, "tessere": 0.98,
+FLOORS = {"morris": 0.99, "draughts": 0.99, "quixo": 0.975, "tessere": 0.98,
           "sequence-kids": 0.99, "quinque": 0.97}
 # Frames without a hand where the board is not found: none (quinque-008's markers are too
 # small to decode and are told apart by where they lie; draughts-028's camera is so close
