@@ -13,7 +13,9 @@ detected against. For each frame it
 4. classifies every cell with the game's reader (:mod:`vision.pieces` lists them),
    each cell with a confidence (0-1);
 5. looks at the rim of the board around the playing area: an arm reaching over the board
-   crosses it, so a rim that differs from the bare rim means a hand is in the picture.
+   crosses it, so a rim that differs from the bare rim means a hand is in the picture; a
+   reader whose pieces always make one pattern sees an arm hide it too (Quixo's cubes:
+   :meth:`~tavola.vision.pieces.Reader.arm_over`).
 
 >>> Recogniser("tessere").cells[:3]
 ('a1', 'b1', 'c1')
@@ -179,8 +181,9 @@ class Recogniser:
         """Read one frame; :class:`~tavola.vision.detect.MarkersNotFoundError` if the board
         cannot be located."""
         fix = self.tracker.update(image)
-        hand = self._hand(image, fix)
-        cells, confidence = self.reader.read(self.top_down(image, fix))
+        tops = self.top_down(image, fix)
+        cells, confidence = self.reader.read(tops)
+        hand = self._hand(image, fix) or self.reader.arm_over(tops)
         for cell in self._glare(image, fix):
             confidence[cell] = min(confidence[cell], GLARE_CONFIDENCE)
         return Reading(cells, confidence, hand, fix)

@@ -1,9 +1,12 @@
 """Quixo (:class:`QuixoReader`): dark marks on the light cube face, each pixel measured
 against the face right beside it (a glare lights a glossy face unevenly, and veils its
-marks to a faint step): a dark centre is an X, a dark ring with a light centre an O; with
-four players the darkest of the four dot spots gives the direction. Cube tops are almost a
-cell above the board, so their plane is fitted to the picture (the grid of light faces
-between dark seams), not only computed from the camera model (:func:`fit_top_grid`)."""
+marks to a faint step, in the colour channel it left below the sensor's ceiling if not in
+the lightness): a dark centre is an X, a dark ring with a light centre an O; with four
+players the darkest of the four dot spots gives the direction. Cube tops are almost a cell
+above the board, so their plane is fitted to the picture (the grid of light faces between
+dark seams), not only computed from the camera model (:func:`fit_top_grid`). All 25 cubes
+are always on the board: an arm over them hides the seams between them
+(:meth:`QuixoReader.arm_over`, :func:`hidden_seams`)."""
 
 from __future__ import annotations
 
@@ -16,10 +19,10 @@ import numpy.typing as npt
 
 from .detect import Image, Matrix, lifted, warp_area
 from .geometry import BoardGeometry
-from .light import Float, lab
-from .pieces import Bool, Prototypes, Reader
+from .light import Float, lab, linear
+from .pieces import CEILING, Bool, Prototypes, Reader
 
-__all__ = ["QuixoReader", "fit_top_grid"]
+__all__ = ["QuixoReader", "fit_top_grid", "hidden_seams"]
 
 
 class QuixoReader(Reader):
@@ -79,10 +82,29 @@ class QuixoReader(Reader):
             self._fitted = (key, fit_top_grid(image, model, self.geometry))
         return [self._fitted[1]]
 
-    def _dark(self, blocks: Float) -> Bool:
+    def _blown(self, light: Float) -> tuple[Bool, Float]:
+        """(which cells' faces are blown out to the sensor's ceiling, each face's
+        brightest level (cells, 1)), from the cells' lightness blocks."""
+        face = light[:, self._face]
+        top = np.percentile(face, 99, axis=1)[:, None]
+        blown: Bool = (face > top - self.FLAT).mean(axis=1) >= self.BLOWN_SHARE
+        return blown, top
+
+    def cut(self, tops: Sequence[Float]) -> list[Float]:
+        """Lab cell blocks with three more channels: the lightness each of B, G and R would
+        have as a grey (a mark is dark in every channel, :meth:`_dark`), continued above
+        the ceiling (the white balance's gain lifts a channel beyond 255, where the raw
+        picture kept the mark's step)."""
+        return [self.blocks.cut(
+            np.concatenate([lab(top), _lightness(linear(np.maximum(top, 0)))], axis=2),
+            self.geometry, self.cells) for top in tops]
+
+    def _strokes(self, light: Float) -> tuple[Float, Float, Float]:
+        """(each pixel's step below the face right beside it, the least step that is a
+        mark there, the deepest step within a stroke's width) of lightness blocks."""
         # Against the face right beside each pixel, not the whole face's level: a lamp's
         # reflection lights a glossy face unevenly (a glare's edge, a gradient).
-        light = np.ascontiguousarray(blocks[..., 0])
+        light = np.ascontiguousarray(light)
         near = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (self.NEAR, self.NEAR))
         step = np.stack([cv2.morphologyEx(cv2.blur(cell, (3, 3)), cv2.MORPH_CLOSE, near)
                          for cell in light]) - light
@@ -92,9 +114,7 @@ class QuixoReader(Reader):
         # Where the face beside a pixel is blown out to the sensor's ceiling (a share of the
         # face at one level, its brightest: a lit face always keeps some noise), no noise
         # makes a step: there CEILING_STEP is enough, unless the face has grain.
-        face = light[:, self._face]
-        top = np.percentile(face, 99, axis=1)[:, None]
-        blown = (face > top - self.FLAT).mean(axis=1) >= self.BLOWN_SHARE
+        blown, top = self._blown(light)
         clipped = (light > top[:, :, None] - self.FLAT).astype(np.uint8)
         at_ceiling = blown[:, None, None] & (np.stack([cv2.dilate(c, near) for c in clipped]) > 0)
         floor = np.where(at_ceiling, self.CEILING_STEP, self.NOISE_STEP)
@@ -102,8 +122,25 @@ class QuixoReader(Reader):
         # A blurred stroke's skirts are a little darker than the face too: the stroke is
         # where it is at least half as deep as its core (its width whatever the blur).
         width = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (self.STROKE, self.STROKE))
-        depth = np.stack([cv2.dilate(cell, width) for cell in step])
+        depth: Float = np.stack([cv2.dilate(cell, width) for cell in step])
+        return step.astype(np.float32), least.astype(np.float32), depth
+
+    def _dark(self, blocks: Float) -> Bool:
+        step, least, depth = self._strokes(blocks[..., 0])
         dark: Bool = (step > least) & (step > 0.5 * depth)
+        # The ink is dark in every colour channel. A lamp's veil lifts the face to the
+        # sensor's ceiling first in the channels its light is strongest in (red and green
+        # for a warm lamp, blue for a cool one), where the mark's step is lost; a channel
+        # left below the ceiling keeps it. So on a face the veil makes at least as light as
+        # the paper (CEILING), each channel is read as the lightness is, no lower than the
+        # lightness's own least step there (wood grain seen in the lightness is texture in
+        # every channel). A face below that keeps its marks' step in the lightness, and the
+        # wood's brown grain is deeper in blue than any of it.
+        veiled = np.flatnonzero(np.percentile(blocks[:, self._face, 0], 99, axis=1) >= CEILING)
+        for k in range(3, blocks.shape[-1] if len(veiled) else 3):
+            step_k, least_k, depth_k = self._strokes(blocks[veiled, :, :, k])
+            dark[veiled] |= (step_k > np.maximum(least_k, least[veiled])) & (
+                step_k > 0.5 * depth_k)
         return dark
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
@@ -116,6 +153,19 @@ class QuixoReader(Reader):
         inked = (count >= self.INKED) & (count <= self.LINE * self._sectors.sum(axis=(1, 2)))
         return np.column_stack([dark[:, self._centre].mean(axis=1),
                                 inked.mean(axis=1)]).astype(np.float64)
+
+    def arm_over(self, tops: Sequence[Float]) -> bool:
+        """Whether an arm hides part of the grid of cubes: all 25 are always on the board,
+        each top face ringed by the dark seams between cubes, and an arm (or a cube lifted
+        out of its place) is one surface across several of them. A patch of cells joined
+        by hidden seams that runs both along the files and along the ranks and reaches the
+        area's edge (an arm comes in from outside) is an arm; the cubes' light sides seen
+        at a tilt hide seams of one direction only."""
+        light = lab(tops[0])[:, :, 0]
+        ranks, files, px = self.geometry.ranks, self.geometry.files, self.px
+        cells = light.reshape(ranks, px, files, px).transpose(0, 2, 1, 3).reshape(-1, px, px)
+        blown = self._blown(cells)[0].reshape(ranks, files)  # rows from the last rank
+        return _edge_patch(*hidden_seams(light, px, blown))
 
     def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
         blocks = planes[0]
@@ -142,6 +192,74 @@ class QuixoReader(Reader):
 
     def load(self, params: Mapping[str, Any]) -> None:
         self.prototypes = Prototypes.from_dict(params["prototypes"])
+
+
+def _lightness(light: npt.NDArray[np.float64]) -> Float:
+    """CIE lightness (L, 0-100 up to the ceiling, beyond it above) of linear light."""
+    out: Float = np.where(light > 216 / 24389, 116 * np.cbrt(light) - 16,
+                          light * 24389 / 27).astype(np.float32)
+    return out
+
+
+# The seam between two cubes is a shadowed crevice, tens of L darker than the faces beside
+# it; across an arm (skin, a sleeve) it is no darker than SEAM_DEPTH. A seam blown out to the
+# sensor's ceiling by a lamp's reflection (the faces both sides of it blown out: the
+# glare's bloom fills the thin crevice) shows nothing.
+SEAM_DEPTH = 10.0
+SEAM_SPAN = (0.2, 0.8)  # the stretch of a cube's side its seam is averaged along (no corners)
+SEAM_NEAR = 0.1  # cells either side of the nominal seam it may lie (the plane's fit)
+SEAM_FACE = 0.3  # cells into each face its lightest point is sought
+
+
+def hidden_seams(light: Float, px: int, blown: Bool) -> tuple[Bool, Bool]:
+    """Which seams between neighbouring cubes do not show, from the lightness (Lab L) of
+    the area on the cube tops' plane, ``px`` pixels per cell: (the seams between files,
+    ranks x (files - 1); the seams between ranks, (ranks - 1) x files), rows from the
+    area's top (the last rank). ``blown``: (ranks, files), the faces blown out to the
+    sensor's ceiling (their seams tell nothing).
+
+    Each seam is averaged along the middle of the side (marks run across it in places
+    only), then its profile across: the darkest point near the seam against the lightest
+    point of each face beside it."""
+    ranks, files = light.shape[0] // px, light.shape[1] // px
+    a0, a1 = (round(f * px) for f in SEAM_SPAN)
+    near, face = round(SEAM_NEAR * px), round(SEAM_FACE * px)
+
+    def hidden(profiles: Float) -> Bool:
+        # profiles: (..., 2 * face) across the seam, which lies at index ``face``.
+        seam = profiles[..., face - near:face + near].min(axis=-1)
+        faces = np.minimum(profiles[..., :face - near].max(axis=-1),
+                           profiles[..., face + near:].max(axis=-1))
+        out: Bool = faces - seam < SEAM_DEPTH
+        return out
+
+    cols = np.arange(1, files) * px  # x of the seams between files
+    rows = np.arange(1, ranks) * px
+    # Between files: for every rank and seam, the profile along x, averaged along y.
+    spans = light.reshape(ranks, px, -1)[:, a0:a1].mean(axis=1)  # (ranks, width)
+    between_files = hidden(np.stack([spans[:, c - face:c + face] for c in cols], axis=1)) & ~(
+        blown[:, :-1] & blown[:, 1:])
+    spans = light.reshape(-1, files, px)[:, :, a0:a1].mean(axis=2)  # (height, files)
+    between_ranks = hidden(np.stack([spans[r - face:r + face].T for r in rows], axis=0)) & ~(
+        blown[:-1] & blown[1:])
+    return between_files, between_ranks
+
+
+def _edge_patch(between_files: Bool, between_ranks: Bool) -> bool:
+    """Whether cells joined by hidden seams make a patch that has hidden seams of both
+    directions and reaches the area's edge."""
+    ranks, files = between_ranks.shape[0] + 1, between_files.shape[1] + 1
+    # Cells at even positions of a finer grid, the seams between them at odd ones: a patch
+    # is a 4-connected component of it.
+    joined = np.zeros((2 * ranks - 1, 2 * files - 1), np.uint8)
+    joined[::2, ::2] = 1
+    joined[::2, 1::2] = between_files
+    joined[1::2, ::2] = between_ranks
+    label = cv2.connectedComponents(joined, connectivity=4)[1]
+    edge = set(np.concatenate([label[0], label[-1], label[:, 0], label[:, -1]]).tolist())
+    both = set(label[::2, 1::2][between_files].tolist()) & set(
+        label[1::2, ::2][between_ranks].tolist())
+    return bool(both & edge)
 
 
 _FIT_PX = 12  # pixels per cell of the image the cube grid is fitted on

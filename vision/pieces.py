@@ -213,6 +213,12 @@ class Reader:
         return (dict(zip(self.cells, tokens, strict=True)),
                 {c: float(p) for c, p in zip(self.cells, confidence, strict=True)})
 
+    def arm_over(self, tops: Sequence[Float]) -> bool:
+        """Whether the pieces themselves show an arm over the board, from the same area
+        images as :meth:`read` (a set whose pieces always make one pattern: Quixo's grid
+        of cubes); the rim's test is the rest's."""
+        return False
+
     def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
         raise NotImplementedError
 

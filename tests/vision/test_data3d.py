@@ -33,7 +33,7 @@ from tavola.vision.source import read_image
 DATA = Path(__file__).parent / "data3d"
 GAMES = ["morris", "draughts", "quixo", "tessere", "sequence-kids", "quinque"]
 # Per-cell floors (fraction of cells read right over the frames without a hand).
-FLOORS = {"morris": 0.99, "draughts": 0.99, "quixo": 0.97, "tessere": 0.98,
+FLOORS = {"morris": 0.99, "draughts": 0.99, "quixo": 0.975, "tessere": 0.98,
           "sequence-kids": 0.99, "quinque": 0.97}
 # Frames without a hand where the board is not found: none (quinque-008's markers are too
 # small to decode and are told apart by where they lie; draughts-028's camera is so close
@@ -52,15 +52,15 @@ LOST: dict[str, int] = {"quinque": 1}
 # Frames 097-126 (read unseen) added three misread hand frames: sequence-kids-098 and -123
 # (a sleeve and an arm of the wood's hue across the rim, wider than the window the step
 # test compares a segment with) are now seen as a stretch of rim darker than the wood on
-# both sides of it; quixo-122 is open (a skin-coloured arm, lit from above, barely darker
-# than the reddish wood, on the rim a Quixo board keeps far out for its tall cubes).
-# Frames 127-146 (read unseen) add quixo-143: open.
-HAND_MISREAD: dict[str, int] = {"quixo": 2}
-# Hands not seen in a single picture: quixo-122 (above). draughts-067 (a pale hand under a
-# brown sleeve), morris-082 (a dark brown hand) and sequence-kids-107 (a brown arm over a
-# corner), once missed, cross the rim as a dark stretch with wood on both sides.
-# Frames 127-146 (read unseen) add quixo-137 (over no piece) and quixo-143 (misread).
-HAND_MISSED = {"quixo-122", "quixo-137", "quixo-143"}
+# both sides of it; quixo-122 (a skin-coloured arm, lit from above, barely darker than
+# the reddish wood, on the rim a Quixo board keeps far out for its tall cubes) and
+# quixo-143 (read unseen in frames 127-146) hide the seams of a patch of cubes.
+HAND_MISREAD: dict[str, int] = {}
+# Hands not seen in a single picture: none. draughts-067 (a pale hand under a brown
+# sleeve), morris-082 (a dark brown hand) and sequence-kids-107 (a brown arm over a
+# corner), once missed, cross the rim as a dark stretch with wood on both sides; quixo-122,
+# -137 and -143, once missed, hide the seams between the cubes under them.
+HAND_MISSED: set[str] = set()
 # Frames without a hand taken for one (skipped: a board lost): a large reflection on the
 # rim whose light is tinted, not white, after a white balance on paper at the sensor's
 # ceiling (morris-052: bluish over a whole side; quinque-089: pinkish on the mat).
@@ -280,6 +280,17 @@ def test_quixo_marks_faint_under_a_lamps_reflection_are_read() -> None:
             assert truth[cell] != "." and read[cell] == truth[cell], (name, cell)
 
 
+def test_quixo_marks_a_veil_left_in_one_colour_channel_are_read() -> None:
+    # A lamp's reflection lifts the faces to the sensor's ceiling in the channels its
+    # light is strongest in, where the ink's step is lost (in the lightness too); the
+    # channel left below the ceiling keeps it (red under 123's and 127's cool area light).
+    for name, cells in (("quixo-123", ("e4", "e5")), ("quixo-127", ("d3",)),
+                        ("quixo-007", ("e5",)), ("quixo-089", ("d4",))):
+        truth, read = read_frame(name)
+        for cell in cells:
+            assert truth[cell] != "." and read[cell] == truth[cell], (name, cell)
+
+
 def test_quixo_blank_faces_under_an_uneven_reflection_stay_blank() -> None:
     # quixo-053 (a glare's gradient across c3) and 060 (bright wood grain on every face):
     # only a thin stroke darker than the face right beside it is a mark.
@@ -358,6 +369,14 @@ def test_an_arm_wider_than_the_step_window_is_a_hand(name: str) -> None:
     # The arm covers most of the segments a rim segment is compared with, so no segment
     # steps from its neighbours' median; the stretch it covers is darker than the wood
     # on both sides of it (an arm over a corner too: the rim is walked as a loop).
+    assert _hand(name)
+
+
+@pytest.mark.parametrize("name", ["quixo-122", "quixo-137", "quixo-143"])
+def test_an_arm_over_the_cubes_is_a_hand(name: str) -> None:
+    # On the rim these arms are the wood's colour and lightness (122: skin in warm light;
+    # 143: a sleeve whose neighbours on the rim a reflection veils); over the board they
+    # are one surface across several cubes, where every cube's top is ringed by seams.
     assert _hand(name)
 
 

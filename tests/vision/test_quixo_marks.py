@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from tavola.vision.classify import Recogniser
 from tavola.vision.cubes import QuixoReader
+from tavola.vision.render import Conditions, render
 
 Faces = npt.NDArray[np.float32]
 
@@ -84,3 +86,37 @@ def test_a_faint_step_on_a_lit_face_or_on_grain_beside_the_ceiling_is_no_mark() 
     _, v = _uv()
     for period in (0.2, 0.3):
         assert _read(np.minimum(88.0, 85.0 + 4.0 * np.sin(2 * np.pi * v / period))) == {"."}
+
+
+def _coloured(light: npt.NDArray[np.float64], red: npt.NDArray[np.float64],
+              blue: npt.NDArray[np.float64]) -> Faces:
+    """Lab blocks with the lightness each of B, G and R would have as a grey (as
+    QuixoReader.cut makes them): green as light as the lightness."""
+    out = np.zeros((len(QuixoReader().cells), QuixoReader.px, QuixoReader.px, 6), np.float32)
+    out[..., 0], out[..., 3], out[..., 4], out[..., 5] = light, blue, light, red
+    return out
+
+
+def test_a_mark_a_veil_keeps_only_in_one_colour_channel_is_read() -> None:
+    # quixo-123 e4, e5: a cool area light's reflection lifts the faces to the ceiling in
+    # blue and green, where the X is gone; red, left below it, keeps a 10 L step.
+    face = np.full(_uv()[0].shape, 97.0)
+    for mark, token in ((_x, "X"), (_o, "O")):
+        tokens, _ = QuixoReader().decide([_coloured(face, mark(90.0, 10.0), face)])
+        assert set(tokens) == {token}, token
+
+
+def test_a_bright_wooden_face_below_the_paper_is_read_by_its_lightness() -> None:
+    # A frame of the flat renderer, bright (1.11) and bluish (6258 K): d1's blank wooden
+    # face has brown grain deep in blue; read there, it made an O.
+    cells = dict.fromkeys((f"{f}{r}" for f in "abcde" for r in range(1, 6)), ".")
+    cells.update({"a1": "Xw", "b1": "Xw", "c1": "Xs", "e3": "On", "d4": "Ow", "a5": "Xw"})
+    conditions = Conditions(
+        width=1280, height=720, tilt=4.0551982422426995, turn=-4.972968266276199,
+        scale=0.7278745283790062, shift=(0.03089705973965645, -0.036313332586653715),
+        kelvin=6258.221321534325, brightness=1.1123875507392298,
+        gradient=0.22841935873986832, shadow=0.0, noise=0.9042873584357619,
+        blur=0.12313628219840111, jpeg=75, hand=0.0, seed=1328652288,
+        azimuth=-89.1307273210895)
+    frame = render("quixo", cells, conditions, players=4)
+    assert Recogniser("quixo", players=4).read(frame.image).cells == cells
