@@ -66,11 +66,6 @@ class QuinqueReader(Reader):
     GLARE_HUE = (5.0, 100.0, 35.5)  # ... of a backpack: from, to, and red below orange
     # (a warm cast the white balance leaves moves a paled red up to 34)
     LIT = 0.9  # a middle this light against its face's white is under a reflection
-    # Below it a veil of reflected light may still pale a backpack under Lab's chroma
-    # (the Lab rule's orange need guards against grey left warm by a clipped paper); its
-    # excess stays, and with no channel clipped its hue stays an orange's, short of the
-    # olive suits' (65-90): such a middle is read by its excess too, below this hue.
-    UNCLIPPED = 65.0
     BLOWN = 0.95  # ... and this light, and colourless, blown out: nothing shows ...
     # ... unless prints show within a backpack's footprint (half-width 0.21) around the
     # middle: its lightest tenth below LIT of the face's white (see _glared)
@@ -450,14 +445,14 @@ class QuinqueReader(Reader):
         out: list[tuple[str, float] | None] = []
         for k, m in enumerate(np.median(middles, axis=1)):
             level = float(m.max()) / float(faces[k])
+            if level < self.LIT:
+                out.append(None)
+                continue
             e = float(m.max() - m.min()) / float(faces[k])
             h = float(_hue(m[None])[0])
             need = self.NEED_RED if h < split else self.NEED_ORANGE
             share = float(((excess[k] > need / 2) & (hue[k] > low) & (hue[k] < high)).mean())
-            backpack = low < h < high and e > need and share > self.SHARE
-            if level < self.LIT and not (backpack and h < self.UNCLIPPED):
-                out.append(None)  # Lab's reading stands
-            elif backpack:
+            if low < h < high and e > need and share > self.SHARE:
                 edge = min(h - low, abs(h - split) * 2, high - h)
                 sure = min((e - need) / 0.1, edge / 8, (share - self.SHARE) / 0.2)
                 out.append(("R" if h < split else "O", float(np.clip(sure, 0, 1))))
