@@ -151,10 +151,10 @@ class _Made:
         diag: Moves = []
         step: Moves = []
         rest = reach
-        while rest:
-            low = rest & -rest
+        while rest:  # the highest cell first (fewer operations than the lowest), reversed
+            c = rest.bit_length() - 1
+            low = 1 << c
             rest ^= low
-            c = low.bit_length() - 1
             move = known.get(c)
             if move is None:
                 x, y = divmod(c, self.width)
@@ -167,8 +167,14 @@ class _Made:
                         step.append(move)
                 else:
                     diag.append(move)
-        made = (src, every, orth, diag, step) if advanced else (
-            src, every, NO_MOVES, NO_MOVES, NO_MOVES)
+        every.reverse()
+        if advanced:
+            orth.reverse()
+            diag.reverse()
+            step.reverse()
+            made = (src, every, orth, diag, step)
+        else:
+            made = (src, every, NO_MOVES, NO_MOVES, NO_MOVES)
         table = self.known[t]
         if len(table) >= _SLIDES_MAX:
             table.clear()
