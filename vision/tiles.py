@@ -66,6 +66,9 @@ class QuinqueReader(Reader):
     GLARE_HUE = (5.0, 100.0, 35.5)  # ... of a backpack: from, to, and red below orange
     # (a warm cast the white balance leaves moves a paled red up to 34)
     LIT = 0.9  # a middle this light against its face's white is under a reflection
+    # Below it, a middle with a backpack's excess at the hue of an orange no channel clips
+    # (short of the olive suits', 65-90) is a veiled backpack or a warm-cast recess:
+    UNCLIPPED, VEILED = 65.0, 0.3  # ... doubted (this confidence) when Lab reads it free
     BLOWN = 0.95  # ... and this light, and colourless, blown out: nothing shows ...
     # ... unless prints show within a backpack's footprint (half-width 0.21) around the
     # middle: its lightest tenth below LIT of the face's white (see _glared)
@@ -445,14 +448,19 @@ class QuinqueReader(Reader):
         out: list[tuple[str, float] | None] = []
         for k, m in enumerate(np.median(middles, axis=1)):
             level = float(m.max()) / float(faces[k])
-            if level < self.LIT:
-                out.append(None)
-                continue
             e = float(m.max() - m.min()) / float(faces[k])
             h = float(_hue(m[None])[0])
             need = self.NEED_RED if h < split else self.NEED_ORANGE
             share = float(((excess[k] > need / 2) & (hue[k] > low) & (hue[k] < high)).mean())
-            if low < h < high and e > need and share > self.SHARE:
+            backpack = low < h < high and e > need and share > self.SHARE
+            if level < self.LIT:
+                # A veil short of the face's white may pale a backpack under Lab's need
+                # and leave its excess, at an unclipped orange's or red's hue; but so does
+                # a warm cast the white balance leaves on the grey recess (a clipped
+                # paper): a free reading there is doubted, not trusted.
+                out.append((".", self.VEILED) if backpack and h < self.UNCLIPPED else None)
+                continue
+            if backpack:
                 edge = min(h - low, abs(h - split) * 2, high - h)
                 sure = min((e - need) / 0.1, edge / 8, (share - self.SHARE) / 0.2)
                 out.append(("R" if h < split else "O", float(np.clip(sure, 0, 1))))
