@@ -38,9 +38,14 @@ class DiscReader(Reader):
     - on a light board, a middle far darker than the bare cell is a black man, whatever
       its colour (a lamp's reflection on its gloss tints it);
     - a man is a disc: just inside its rim and just outside it the colours differ in
-      (nearly) every direction, also where a veil of light took the board's colour and
-      the cues above go blind. A blob of light, a shadow or the lines through a point
-      step in some directions only. A middle so outlined is no reflection's edge either;
+      (nearly) every direction, also where a veil of light took the board's colour or
+      the step the prototypes need (a glossy black top mirrors the veil, a few shades
+      darker than the veiled square) and the cues above go blind. A blob of light, a
+      shadow or the lines through a point step in some directions only. A middle so
+      outlined is no reflection's edge either. On draughts the converse holds too: a man
+      on a dark square always steps from it, so a middle with no rim at all is a blob of
+      light or a shadow's edge on the bare square (unless the blob swallowed square and
+      man alike: the glare test doubts that cell);
     - a white man is white all over its top and neutral or cream, as the paper is under
       the same light; a glossy black top mirrors the room: bluish, or blown out by the
       lamp's highlight in part and grey in the rest (a white man in a shadow is dimmer
@@ -48,7 +53,14 @@ class DiscReader(Reader):
     - under a lamp's veil a glossy black top mirroring the room is bluer than paper and
       bluer than the wood just outside its rim all around; the veiled wood is the lamp's
       light over yellow wood, never bluer than paper, and a veil's edge or a shadow steps
-      in some directions only.
+      in some directions only;
+    - a glossy black top inside the lamp's highlight is white all over, as a white man
+      is (both blown out): nothing on the top tells them apart, so such readings are
+      doubted (the glare test), not trusted. On a veiled square a white middle in the
+      lamp's own neutral colour is doubted too (a white man shows his cream unless
+      blown out), and so is a disc read white that is neither as light as paper nor
+      cream (a shadow dims a white man, not his colour; a black top's highlight fading
+      across it is neutral to bluish).
     """
 
     height = 0.15  # a disc's top
@@ -69,6 +81,10 @@ class DiscReader(Reader):
     # Lab distance across a man's rim in three directions of four: a man stands there (a
     # bare cell's two rings differ by 7 at most on the 3D set, by sensor noise and grain).
     EDGE = 8.0
+    # Less than this across a man's rim is no man's outline at all: a lamp's blob over a
+    # bare cell (its rings differ by 3.4 at most on the 3D set where its middle is light).
+    OUTLINED = 4.0
+    RIM_SHOWS: ClassVar[bool] = False  # every man shows OUTLINED (DraughtsReader)
     BLUE = 4.0  # a top this much bluer than paper (b below -BLUE) is a glossy black one
     # Just inside a man's rim this much bluer (b) than just outside it, in three directions
     # of four: a top mirroring the room over veiled wood (a bare cell's rings differ by 2
@@ -168,7 +184,12 @@ class DiscReader(Reader):
                 tokens[i] = "B"
                 confidence[i] = float(np.clip((step - self.DARK_STEP) / 5, 0, 1))
             elif white[i] > 0:  # white on a veiled square: lighter than any bare wood
-                tokens[i], confidence[i] = "W", float(np.clip(white[i] / 5, 0, 1))
+                # The veil whitens a glossy black top too, in the lamp's colour (neutral, as
+                # paper); a white man shows his own cream (b above 0) unless blown out: a
+                # neutral one is doubted.
+                tokens[i] = "W"
+                confidence[i] = float(min(np.clip(white[i] / 5, 0, 1),
+                                          np.clip(middle[i, 2] / 5, 0, 1)))
             elif grey[i] > 0:  # the square's colour is gone: a man stands there
                 light = middle[i, 0] - self.WHITE
                 tokens[i] = "W" if light > 0 else "B"
@@ -179,11 +200,26 @@ class DiscReader(Reader):
                 tokens[i] = "B"
                 confidence[i] = float(min(np.clip((-self.BLUE - middle[i, 2]) / 5, 0, 1),
                                           np.clip((bluer_rim[i] - self.BLUE_RIM) / 5, 0, 1)))
-            elif outline[i] > self.EDGE and chroma_bare[i] < self.WOOD_CHROMA:
-                # A veil took the cell's colour (the grey cue is blind), not a man's rim.
+            elif outline[i] > self.EDGE and (chroma_bare[i] < self.WOOD_CHROMA or share[i] < 1):
+                # A man's rim all around the middle, where a veil took the square's colour
+                # (the grey cue is blind) or its step (a glossy black top mirrors the veil);
+                # a man is grey, white or black: less of the wood's colour than the wood.
                 tokens[i] = "B" if dimmer[i] > 0 else "W"
                 confidence[i] = float(min(np.clip((outline[i] - self.EDGE) / 5, 0, 1),
                                           np.clip(abs(dimmer[i]) / 5, 0, 1)))
+        for i in range(len(tokens)):
+            if self.RIM_SHOWS and tokens[i] and outline[i] < self.OUTLINED:
+                # No rim steps from the wood around this middle: a lamp's blob on the bare
+                # square or a shadow's edge (a blob that swallowed a man whole, square and
+                # all, is doubted by the glare test).
+                tokens[i] = ""
+                confidence[i] = float(np.clip((self.OUTLINED - outline[i]) / 5, 0, 1))
+            elif tokens[i] == "W":
+                # A white man is as light as paper, or in a shadow still cream (a shadow
+                # dims the light, not the man's colour); neither is a glossy black top's
+                # highlight fading across it, neutral and bluish: doubted.
+                sure = max(middle[i, 0] - self.NOT_WHITE, middle[i, 2]) / 5
+                confidence[i] = min(float(confidence[i]), float(np.clip(sure, 0, 1)))
         return tokens, confidence, dimmer.astype(np.float64)
 
     def _outline(self, blocks: Float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -227,6 +263,7 @@ class MorrisReader(DiscReader):
     # The lines and the dot at a point darken an empty point's middle by 15 at most.
     DARK_STEP = 22.0
     LINES = 5.0  # two arms this much darker than beside them in the middle: no man there
+    ONE_LINE = 10.0  # ... or one this much, running on beyond a man's rim (RUN_ON)
     HIDDEN = 2.0  # every arm less than this in the middle ...
     RUN_ON = 8.0  # ... and two arms this clear beyond a man's rim: a man covers the point
 
@@ -252,12 +289,15 @@ class MorrisReader(DiscReader):
         rim, where they run on; a lamp's blob on a bare point veils them at most."""
         tokens, confidence, darkness = self._colours(planes[0])
         inside, outside = self._lines(planes[1])
-        shown = np.sort(inside, axis=1)[:, -2]  # every point has two arms at least
+        # Every point has two arms at least; where a lamp's blob hides all but one, that
+        # one line runs through the middle and on beyond a man's rim: no man hides it.
+        through = np.minimum(inside - self.ONE_LINE, outside - self.RUN_ON).max(axis=1)
+        shown = np.maximum(np.sort(inside, axis=1)[:, -2] - self.LINES, through)
         beyond = np.sort(outside, axis=1)[:, -2]
         hidden = np.minimum(self.HIDDEN - inside.max(axis=1), beyond - self.RUN_ON)
         for i, token in enumerate(tokens):
-            if token and shown[i] > self.LINES:
-                tokens[i], confidence[i] = "", float(np.clip((shown[i] - self.LINES) / 5, 0, 1))
+            if token and shown[i] > 0:
+                tokens[i], confidence[i] = "", float(np.clip(shown[i] / 5, 0, 1))
             elif not token and hidden[i] > 0:
                 tokens[i] = "B" if darkness[i] > 0 else "W"
                 confidence[i] = float(min(np.clip(hidden[i] / 2, 0, 1),
@@ -288,3 +328,6 @@ class DraughtsReader(DiscReader):
     # A dark square paled by a lamp's reflection reads as light as paper at most where
     # its corners do; a white man on it is a little lighter still.
     WHITE_STEP = 5.0
+    # Men stand on the dark squares: a white or black man's rim steps from the dark wood in
+    # most directions, unless a lamp's blob whitened square and man alike.
+    RIM_SHOWS = True

@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .light import SHADE, Float, shade_free
-from .pieces import Prototypes, Reader, ceiling_tint
+from .pieces import CEILING, Prototypes, Reader, ceiling_tint
 
 __all__ = ["TessereReader"]
 
@@ -54,6 +54,12 @@ class TessereReader(Reader):
     BLOCK_VEILED = 91.0  # ... if darker than this (near white the board's yellow is gone)
     VEILED_SURE = 0.45  # a veiled quadrant is a guess: its cell stays uncertain
     YELLOWER = 6.0  # chroma by which a yellow tessera is clearly more yellow than the print
+    # The bare board seen in a picture: measured where at least two cells' quadrants show
+    # it; a quadrant within LINE_NEAR (a, b) of the line from it to white is surely bare
+    # board (on the 3D set 98 % of bare quadrants lie within 3: print texture, noise,
+    # JPEG), beyond LINE_FAR not at all.
+    BOARD_SEEN = 8
+    LINE_NEAR, LINE_FAR = 4.0, 8.0
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -99,7 +105,12 @@ class TessereReader(Reader):
         q = self.quadrants(planes[0])
         plain = planes[0].copy()  # the blocks are shade-free: plain a, b for the tint
         plain[..., 1:] *= (plain[..., :1] + SHADE) / 60.0
-        kinds, sure = self.quadrant_tokens(q.reshape(-1, 3), ceiling_tint(plain))
+        tint = ceiling_tint(plain)
+        kinds, sure = self.quadrant_tokens(q.reshape(-1, 3), tint)
+        seen = self._board_seen(q, kinds.reshape(len(q), 4))
+        if seen is not None:
+            # Read every quadrant again against the bare board as the picture shows it.
+            kinds, sure = self.quadrant_tokens(q.reshape(-1, 3), tint, seen)
         kinds = kinds.reshape(len(q), 4)
         sure = sure.reshape(len(q), 4)
         names, hues, _, _, _ = self._hues()
@@ -147,6 +158,12 @@ class TessereReader(Reader):
                     if colours != {"K"}:
                         confidence[i] = 0.0
                     tokens.append("K")
+                elif len(colours) == 3 and (pair := _two_colours(kinds[i], sure[i])):
+                    # The four-colour checker has one tessera of each colour: a colour read
+                    # in two quadrants, both surer than the weakest other colour seen, makes
+                    # it a two-colour one and that colour a misread (a glare's tint; doubted).
+                    tokens.append(pair)
+                    confidence[i] = min(float(confidence[i]), 0.3 * min(rest))
                 elif len(colours) == 3:
                     # The set has no three-colour checker (RULES.md): three colours seen
                     # are the four-colour one's, its fourth hidden or misread (doubted).
@@ -158,17 +175,40 @@ class TessereReader(Reader):
                 tokens.append("")
                 bare = [s for k, s in zip(kinds[i], sure[i], strict=True) if k == "board"]
                 # Empty only if it looks like the bare board (a blown-out glare, a coin or a
-                # finger is something else: unsure).
+                # finger is something else: unsure; near the sensor's ceiling a pale yellow
+                # tessera looks like the print, so one or two such quadrants are no proof).
                 confidence[i] = (min(bare) if board >= 3 and not tile else 0.3 * min(bare)
                                  if board >= 2 else 0.0)
         return tokens, confidence
 
-    def quadrant_tokens(self, q: Float, tint: Float | None = None
+    def _board_seen(self, q: Float, kinds: npt.NDArray[np.str_]) -> Float | None:
+        """The bare board's shade-free (a, b) near each quadrant (rows as ``q`` flattened),
+        from the quadrants a first reading took for it in the cells around (not the cell
+        itself), or over the whole board where too few are near; None if too few at all.
+        The light's colour the white balance left in varies across the board (a lamp to
+        one side, a window to the other): the board nearby is the reference."""
+        free = shade_free(q)[..., 1:]
+        bare = kinds == "board"
+        if int(bare.sum()) < self.BOARD_SEEN:
+            return None
+        whole = np.median(free[bare], axis=0)
+        out = np.empty((len(q), 4, 2), np.float32)
+        if len(q) != len(self.cells):  # not a whole board: no neighbours to go by
+            out[:] = whole
+            return out.reshape(-1, 2)
+        where = np.array([self.geometry.position(c) for c in self.cells])
+        for i, at in enumerate(where):
+            near = (np.abs(where - at).max(axis=1) == 1)[:, None] & bare
+            out[i] = np.median(free[near], axis=0) if near.sum() >= self.BOARD_SEEN else whole
+        return out.reshape(-1, 2)
+
+    def quadrant_tokens(self, q: Float, tint: Float | None = None, seen: Float | None = None
                         ) -> tuple[npt.NDArray[np.str_], npt.NDArray[np.float64]]:
         """Each quadrant colour (plain Lab rows) -> ``R Y G B K``, ``board``, ``blown`` (a
         glare: nothing to read) or ``k`` (a light grey: a block under a veil if its whole
         cell is grey), with a confidence 0-1. ``tint``: the (a, b) a spot blown out to the
-        sensor's ceiling reads in this picture (:func:`ceiling_tint`).
+        sensor's ceiling reads in this picture (:func:`ceiling_tint`); ``seen``: the bare
+        board's shade-free (a, b) around each quadrant in this picture (:meth:`_board_seen`).
 
         A lamp's reflection on a glossy tessera adds white light to its colour: lightness
         goes up and chroma down, but the hue stays. So a colour clearly away from the bare
@@ -221,6 +261,16 @@ class TessereReader(Reader):
         sure[blown] = 0.0
         bare = grey & ~block & ~blown
         sure[bare] = np.clip(-colour[bare] / 6, 0, 1)
+        if seen is not None:
+            # A lamp's reflection whitens the bare board from its colour in this picture
+            # towards what white reads here (the ceiling's tint, neutral if nothing clips):
+            # the bare board lies near that line, within its print's texture and noise.
+            white = (tint if tint is not None else np.zeros(2, np.float32)) * np.float32(
+                60 / (CEILING + SHADE))
+            # the line in shade-free (a, b), the distance back at the quadrant's lightness
+            off = _off_line(free, seen, white) * (q[:, 0] + SHADE) / 60.0
+            sure[bare] = np.clip((self.LINE_FAR - off[bare]) / (self.LINE_FAR - self.LINE_NEAR),
+                                 0, 1)
         return kinds, sure
 
     def _veiled(self, q: Float, names: list[str], hue: npt.NDArray[np.float64],
@@ -265,3 +315,27 @@ class TessereReader(Reader):
 
     def load(self, params: Mapping[str, Any]) -> None:
         self.colours = Prototypes.from_dict(params["colours"])
+
+
+def _off_line(ab: Float, board: Float, white: Float) -> npt.NDArray[np.float64]:
+    """The (a, b) distance of each row from the line from white's colour through the bare
+    board's (``board``: one per row) and on beyond it: where the bare board lies under any
+    veil (towards white) and unveiled (``board`` is measured over both, so it lies between)."""
+    along = (white - board).astype(np.float64)
+    span = np.maximum((along * along).sum(axis=1), 1e-9)
+    t = np.minimum(((ab - board) * along).sum(axis=1) / span, 1)
+    out: npt.NDArray[np.float64] = np.hypot(*(ab - board - t[:, None] * along).T)
+    return out
+
+
+def _two_colours(kinds: npt.NDArray[np.str_], sure: npt.NDArray[np.float64]) -> str:
+    """A cell's quadrants reading three colours: the two-colour token if one colour is read
+    in two quadrants, each surer than the weakest of the other two colours ('' if not)."""
+    best = {c: float(sure[kinds == c].max()) for c in "RYGB" if (kinds == c).any()}
+    for colour in best:
+        reads = np.sort(sure[kinds == colour])
+        if len(reads) >= 2:
+            others = sorted((c for c in best if c != colour), key=best.__getitem__)
+            if float(reads[-2]) > best[others[0]]:
+                return "".join(c for c in "RYGB" if c in (colour, others[-1]))
+    return ""

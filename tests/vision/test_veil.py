@@ -140,6 +140,29 @@ def test_three_colours_seen_are_the_four_colour_checker() -> None:
     assert max(confidence) < 0.5  # a colour is missing: doubted
 
 
+def test_a_colour_read_twice_is_no_four_colour_checker() -> None:
+    # The four-colour checker has one tessera of each colour: blue read surely in two
+    # quadrants, the faint green of the fourth (a glare's tint) is the misread.
+    faint = veiled(G, 0.5)
+    tokens, confidence = read_tessere([tile_block(TessereReader(), [R, B, B, (
+        int(faint[0]), int(faint[1]), int(faint[2]))], 0.0)])
+    assert tokens == ["RB"]
+    assert confidence[0] < 0.5
+
+
+def test_the_bare_board_whitened_by_a_reflection_is_surely_empty() -> None:
+    # Under a warm light the print is yellower than the nominal one; a lamp's reflection
+    # whitens it from there towards white. Bare cells from unveiled to veiled near white
+    # lie on that line: empty, and surely so.
+    warm = (150, 208, 240)
+    reader = TessereReader()
+    tokens, confidence = read_tessere(
+        [tile_block(reader, [warm] * 4, veil, board=warm) for veil in (0.0, 0.3, 0.6, 0.8)],
+        board=warm)
+    assert tokens == ["", "", "", ""]
+    assert min(confidence) > 0.5
+
+
 def test_the_tint_of_a_blown_out_spot_is_no_tessera() -> None:
     # Clipped white tinted greenish by the white balance's gains (chroma 7.6): a pale
     # green would look so, but it is the colour of the sensor's ceiling in this picture.
