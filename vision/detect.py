@@ -135,7 +135,7 @@ def find_markers(
             found = again
     refined = {m: _refine(grey, c) for m, c in found.items()}
     if geometry is not None and 2 <= len(refined) < len(MARKER_IDS):
-        refined.update(_complete(image, grey, geometry, refined))
+        refined.update(_complete(image, grey, geometry, refined, candidates))
     if geometry is not None and len(refined) < MIN_MARKERS:
         refined.update(_by_layout(image, grey, geometry, refined, candidates))
     return refined
@@ -150,13 +150,18 @@ def _inside(grey: Image, pts: npt.NDArray[np.float64], margin: float = 0.0) -> (
 
 
 def _complete(image: Image, grey: Image, geometry: BoardGeometry,
-              found: Mapping[int, Corners]) -> dict[int, Corners]:
+              found: Mapping[int, Corners],
+              squares: Sequence[Corners] = ()) -> dict[int, Corners]:
     """Markers predicted from those found, refined, and kept if their patches match.
 
     A marker cut by the frame's edge (a camera close to the board) is kept if the part
     in the frame matches; its corners outside the frame are NaN (not measured). Where
     only two markers were decoded the prediction can be several pixels off (below), so a
-    marker whose patch does not match where predicted is searched for around it.
+    marker whose patch does not match where predicted is searched for around it; and
+    further off (two small markers seen at a tilt: two marker sides, quinque-133), the
+    detector's undecoded ``squares`` of the found markers' size are tried as it, turned
+    as predicted: one whose patch matches on the fit of the found markers and its
+    corners is the marker.
     """
     src = np.array([geometry.marker(m) for m in found], np.float64).reshape(-1, 2)
     dst = np.array([found[m] for m in found], np.float64).reshape(-1, 2)
@@ -175,6 +180,8 @@ def _complete(image: Image, grey: Image, geometry: BoardGeometry,
             shift = _search(image, np.asarray(h, np.float64), geometry, m)
             if shift is not None:
                 corners = _confirmed(image, grey, geometry, m, known, guess + shift)
+        if corners is None and len(found) == 2:
+            corners = _undecoded(image, grey, geometry, m, known, guess, squares)
         if corners is not None:
             extra[m] = corners
     return extra
@@ -200,6 +207,33 @@ def _confirmed(image: Image, grey: Image, geometry: BoardGeometry, marker: int,
             image, np.asarray(patch_h, np.float64), geometry, marker)[0] < MATCH:
         return None
     return corners
+
+
+# Two markers' tilt error moves a far marker by sides but scales it by a few per cent: an
+# undecoded square whose side is further than this share from the predicted marker's is
+# something else (a cloth over the marker, a piece).
+SQUARE_SIZE = 0.2
+
+
+def _undecoded(image: Image, grey: Image, geometry: BoardGeometry, marker: int,
+               known: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]],
+               guess: npt.NDArray[np.float64], squares: Sequence[Corners]) -> Corners | None:
+    """The undecoded square nearest ``guess`` that is ``marker`` (see :func:`_complete`):
+    of the predicted marker's size (within :data:`SQUARE_SIZE`), its corners ordered as
+    the prediction's are turned, and its patch matching on the fit of the ``known``
+    corners and its own."""
+    side = _perimeter(guess.astype(np.float32))
+    middle = guess.mean(axis=0)
+    for square in sorted(squares, key=lambda q: float(np.linalg.norm(q.mean(axis=0) - middle))):
+        if abs(_perimeter(square) / side - 1) > SQUARE_SIZE:
+            continue
+        turned = _turned(square, guess - middle + square.mean(axis=0))
+        if turned is None:
+            continue
+        corners = _confirmed(image, grey, geometry, marker, known, turned.astype(np.float64))
+        if corners is not None:
+            return corners
+    return None
 
 
 # Two markers' small squares fix the board's position well but its tilt poorly: a corner

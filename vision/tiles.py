@@ -66,8 +66,17 @@ class QuinqueReader(Reader):
     GLARE_HUE = (5.0, 100.0, 35.5)  # ... of a backpack: from, to, and red below orange
     # (a warm cast the white balance leaves moves a paled red up to 34)
     LIT = 0.9  # a middle this light against its face's white is under a reflection
+    # Below it, a middle with a backpack's excess at the hue of an orange no channel clips
+    # (short of the olive suits', 65-90) is a veiled backpack or a warm-cast recess:
+    UNCLIPPED, VEILED = 65.0, 0.3  # ... doubted (this confidence) when Lab reads it free
     BLOWN = 0.95  # ... and this light, and colourless, blown out: nothing shows ...
-    AROUND, SUITS = 0.2, 0.14  # ... unless beyond this radius the suits show this excess
+    # ... unless prints show within a backpack's footprint (half-width 0.21) around the
+    # middle: its lightest tenth below LIT of the face's white (see _glared)
+    FOOTPRINT = (0.1, 0.2)
+    # ... wherever the backpack stands within this of the middle the lattice puts (units):
+    # tiles and backpacks are placed by hand (a twentieth of a unit each, and turned), and
+    # at a tilt its top (0.23 high) is seen beside where the plane read (0.15) puts it.
+    SEEK = 0.125
     NEED_RED = 0.15  # excess (a share of the face's white) of a red backpack paled
     NEED_ORANGE = 0.3  # ... and of an orange one, however yellow its clipped red makes
     # it (a free skydiver's middle under a reflection, its olive suit and its head's
@@ -94,7 +103,8 @@ class QuinqueReader(Reader):
         c = (np.arange(self.px) + 0.5) / self.px - 0.5
         u, v = np.meshgrid(c, c)
         self._core = np.hypot(u, v) < self.CORE
-        self._around = np.hypot(u, v) > self.AROUND
+        r = np.hypot(u, v)
+        self._footprint = (r > self.FOOTPRINT[0]) & (r < self.FOOTPRINT[1])
 
     @property
     def rect(self) -> tuple[float, float, float, float]:
@@ -339,6 +349,9 @@ class QuinqueReader(Reader):
         places: list[tuple[tuple[int, int], tuple[int, int]]] = []
         middles: list[Float] = []
         squares: list[Float] = []
+        wide: list[Float] = []
+        m = round(self.SEEK * n)
+        padded = np.pad(top, ((m, m), (m, m), (0, 0)), mode="edge")
         for index in tiles:
             x0, y0 = self._square(*index)
             out[index] = {}
@@ -351,16 +364,22 @@ class QuinqueReader(Reader):
                     places.append((index, (a, b)))
                     middles.append(image[r0:r0 + n, c0:c0 + n][self._core])
                     squares.append(top[r0:r0 + n, c0:c0 + n])
+                    wide.append(padded[r0:r0 + n + 2 * m, c0:c0 + n + 2 * m])
         if not middles:
             return out
         readings = self._backpacks(np.stack(middles))
         lit = _linear(np.stack(squares))
-        top, bottom = lit.max(axis=3), lit.min(axis=3)
+        top = lit.max(axis=3)
         # The face's white: the square's lightest part (the prints are darker).
         faces = np.maximum(np.percentile(top.reshape(len(lit), -1), 85, axis=1), 1e-3)
-        suits = np.percentile((top - bottom)[:, self._around], 90, axis=1) / faces
+        # The darkest tenth of the footprint around the middle (prints, or a backpack's
+        # top), where it is lightest within reach: where a backpack would stand.
+        around = _linear(np.stack(wide)).max(axis=3)
+        prints = np.max([np.percentile(around[:, dy:dy + n, dx:dx + n][:, self._footprint],
+                                       10, axis=1)
+                         for dy in range(2 * m + 1) for dx in range(2 * m + 1)], axis=0) / faces
         glared = self._glared(lit[:, self._core], faces.astype(np.float64),
-                              suits.astype(np.float64))
+                              prints.astype(np.float64))
         for (index, ab), reading, second in zip(places, readings, glared, strict=True):
             out[index][ab] = reading if reading[0] != "." or second is None else second
         return out
@@ -400,11 +419,12 @@ class QuinqueReader(Reader):
         return out
 
     def _glared(self, middles: Float, faces: npt.NDArray[np.float64],
-                suits: npt.NDArray[np.float64]) -> list[tuple[str, float] | None]:
+                prints: npt.NDArray[np.float64]) -> list[tuple[str, float] | None]:
         """The reading of each skydiver whose middle is under a lamp's reflection (lit up
         to its face's white), from its linear-light pixels (skydivers, pixels, 3), that
-        white (skydivers,) and the excess of the suits' colours around the middle
-        (skydivers,); None for the others (:meth:`_backpacks` reads those).
+        white (skydivers,) and the lightness of the darkest prints within a backpack's
+        footprint around the middle, as a share of that white (skydivers,); None for the
+        others (:meth:`_backpacks` reads those).
 
         A backpack's top is glossy: a reflection *adds* white light to it, which pales its
         colour in Lab (little chroma; an orange whose red clips turns yellow) but keeps,
@@ -414,10 +434,13 @@ class QuinqueReader(Reader):
         yellow-orange, but mixed with the recess's grey under the reflection it keeps
         less excess than an orange, however yellow the orange's clipped red makes it (the
         clipping moves its hue, not its step down to blue); one that stays between is
-        doubted. A middle blown out to the face's white shows nothing:
-        doubted too (a free skydiver's recess is darker than the face, a backpack coloured),
-        unless the suits' colours around it still show (a light so strong that only the
-        grey recess clips: a reflection that blanks a backpack blanks the suits too).
+        doubted. A middle blown out to the face's white shows nothing: doubted too (a
+        free skydiver's recess is darker than the face, a backpack coloured), unless
+        prints show within a backpack's footprint around it. A backpack's top is one
+        glossy surface standing above the prints: a reflection that blows out its middle
+        blows it out to its edges. A free skydiver's suit, arms and the recess's rim lie
+        there, printed, and absorb: they stay darker than the face's white where only the
+        grey recess clips.
         """
         low, high, split = self.GLARE_HUE
         excess = (middles.max(axis=2) - middles.min(axis=2)) / faces.astype(np.float32)[:, None]
@@ -425,19 +448,24 @@ class QuinqueReader(Reader):
         out: list[tuple[str, float] | None] = []
         for k, m in enumerate(np.median(middles, axis=1)):
             level = float(m.max()) / float(faces[k])
-            if level < self.LIT:
-                out.append(None)
-                continue
             e = float(m.max() - m.min()) / float(faces[k])
             h = float(_hue(m[None])[0])
             need = self.NEED_RED if h < split else self.NEED_ORANGE
             share = float(((excess[k] > need / 2) & (hue[k] > low) & (hue[k] < high)).mean())
-            if low < h < high and e > need and share > self.SHARE:
+            backpack = low < h < high and e > need and share > self.SHARE
+            if level < self.LIT:
+                # A veil short of the face's white may pale a backpack under Lab's need
+                # and leave its excess, at an unclipped orange's or red's hue; but so does
+                # a warm cast the white balance leaves on the grey recess (a clipped
+                # paper): a free reading there is doubted, not trusted.
+                out.append((".", self.VEILED) if backpack and h < self.UNCLIPPED else None)
+                continue
+            if backpack:
                 edge = min(h - low, abs(h - split) * 2, high - h)
                 sure = min((e - need) / 0.1, edge / 8, (share - self.SHARE) / 0.2)
                 out.append(("R" if h < split else "O", float(np.clip(sure, 0, 1))))
-            elif level > self.BLOWN and e < self.NEED_RED / 2 and suits[k] < self.SUITS:
-                out.append((".", 0.2))  # blown out
+            elif level > self.BLOWN and e < self.NEED_RED / 2 and prints[k] > self.LIT:
+                out.append((".", 0.2))  # blown out to the footprint's edges
             elif low < h < high:  # between a suit and a paled backpack: doubted from
                 # no excess to a third of what a backpack needs (olive suits reach a
                 # yellow's need; a clipped orange keeps as little tint as a free

@@ -43,8 +43,11 @@ FLOORS = {"morris": 0.99, "draughts": 0.99, "quixo": 0.975, "tessere": 0.98,
 # Frames 097-126, rendered after issue 12's fifth round and read unseen, added two Quinque
 # boards not found (quinque-119, -124: two small markers decoded, diagonally opposite, the
 # other two cut by the frame's edge and predicted 6-16 px off): now searched for.
-# Frames 127-146 (rendered and read unseen at the end of round six) add quinque-133: open.
-LOST: dict[str, int] = {"quinque": 1}
+# Frames 127-146 (rendered and read unseen at the end of round six) added quinque-133: two
+# small markers decoded, diagonally opposite, at a tilt; the third's square found but not
+# decoded two marker sides from where the two put it, the fourth blown out: the
+# undecoded square is tried as the marker (its patch matches).
+LOST: dict[str, int] = {}
 # Hand frames read as a position: none (morris-026's purple sleeve along the rim has no
 # step of colour but at its ends; it is off the wood's hue; tessere-093's hand lies on a
 # marker and crosses the rim where its colour is the wood's: the marker, in view, neither
@@ -120,6 +123,17 @@ def test_two_small_markers_find_the_two_the_frame_cuts() -> None:
         image = read_image(DATA / f"{name}.jpg")
         fix = Recogniser("quinque").tracker.update(image)
         assert len(fix.seen) >= 3, name
+
+
+def test_an_undecoded_square_far_from_two_markers_prediction_is_the_third() -> None:
+    # quinque-133: markers 0 and 2 decoded (12-15 px a side, tilted 21 degrees), marker 3
+    # blown out by a lamp's reflection; marker 1's black square is found, not decoded,
+    # two sides from where the two put it (beyond the search around the prediction).
+    image = read_image(DATA / "quinque-133.jpg")
+    fix = Recogniser("quinque").tracker.update(image)
+    assert fix.seen == {0, 1, 2}
+    truth, read = read_frame("quinque-133")
+    assert aligned(truth, read) == truth
 
 
 def test_a_reflections_edge_across_the_rim_is_no_hand() -> None:
