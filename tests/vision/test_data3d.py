@@ -29,6 +29,7 @@ from bench.vision import SetTally, aligned, score_set
 from tavola.vision.classify import Recogniser, as_seen
 from tavola.vision.detect import MarkersNotFoundError
 from tavola.vision.source import read_image
+from tests.vision.frames3d import assert_read_or_doubted, read_3d
 
 DATA = Path(__file__).parent / "data3d"
 GAMES = ["morris", "draughts", "quixo", "tessere", "sequence-kids", "quinque"]
@@ -240,14 +241,8 @@ def test_quinque_backpacks_paled_by_a_reflection_are_at_least_doubted() -> None:
     # hue but lose most of their chroma, as pale as grey left warm by a clipped paper. A
     # middle that comes near a backpack is read free but doubted, for the rules to decide.
     for name, cells in (("quinque-019", ("0,0", "2,0")), ("quinque-010", ("-2,-2",))):
-        meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
-        reading = Recogniser("quinque", fov=float(meta["fov"])).read(
-            read_image(DATA / f"{name}.jpg"))
-        read = aligned(meta["cells"], reading.cells)
-        doubted = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
-        for cell in cells:
-            assert meta["cells"][cell] == "O"
-            assert read[cell] == "O" or cell in doubted, (name, cell)
+        frame = assert_read_or_doubted(name, cells)
+        assert all(frame.truth["cells"][cell] == "O" for cell in cells)
 
 
 def test_quinque_lattice_follows_the_tiles_edges_at_a_tilt() -> None:
@@ -264,14 +259,11 @@ def test_quinque_orange_backpacks_turned_yellow_are_orange() -> None:
     # to 100 degrees), where an olive suit's thin lines lie too, paler. (Not counted: the
     # skydivers of 025's tile blown out by a reflection, read but doubted.)
     for name in ("quinque-021", "quinque-025"):
-        meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
-        image = read_image(DATA / f"{name}.jpg")
-        reading = Recogniser("quinque", fov=float(meta["fov"])).read(image)
-        read = aligned(meta["cells"], reading.cells)
-        doubted = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
-        oranges = [c for c, t in meta["cells"].items() if t == "O" and c not in doubted]
+        frame = read_3d(name)
+        oranges = [c for c, t in frame.truth["cells"].items()
+                   if t == "O" and c not in frame.doubted]
         assert len(oranges) >= 9, name
-        assert sum(read[c] == "O" for c in oranges) >= len(oranges) - 1, name
+        assert sum(frame.read[c] == "O" for c in oranges) >= len(oranges) - 1, name
 
 
 def test_quixo_at_a_steep_tilt_is_read_on_the_cube_tops() -> None:

@@ -12,6 +12,7 @@ from bench.vision import aligned
 from tavola.vision.classify import Recogniser
 from tavola.vision.source import read_image
 from tavola.vision.tiles import QuinqueReader, _linear
+from tests.vision.frames3d import assert_read_or_doubted, read_3d
 
 DATA = Path(__file__).parent / "data3d"
 ORANGE, RED, RECESS = (25.0, 125.0, 245.0), (40.0, 35.0, 190.0), (185.0, 190.0, 190.0)  # BGR
@@ -96,15 +97,7 @@ def test_a_backpacks_excess_under_a_veil_short_of_the_face_white_is_doubted() ->
     assert read[0] is not None and read[0][0] == "." and read[0][1] < 0.5
     assert read[1] is None
     for name, cells in (("quinque-003", ("2,2",)), ("quinque-130", ("-1,3",))):
-        meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
-        reading = Recogniser("quinque", fov=float(meta["fov"])).read(
-            read_image(DATA / f"{name}.jpg"))
-        read_cells = aligned(meta["cells"], reading.cells)
-        doubted = {n for n, c in zip(read_cells, reading.cells, strict=True)
-                   if c in reading.uncertain}
-        for cell in cells:
-            assert meta["cells"][cell] != "."
-            assert read_cells[cell] == meta["cells"][cell] or cell in doubted, (name, cell)
+        assert_read_or_doubted(name, cells)
 
 
 def test_backpacks_blown_out_to_their_edges_are_doubted() -> None:
@@ -114,14 +107,7 @@ def test_backpacks_blown_out_to_their_edges_are_doubted() -> None:
     # hand, seen at a tilt), where a free skydiver's arms and suit stay printed: doubted,
     # not read free and trusted.
     for name, cells in (("quinque-039", ("0,1",)), ("quinque-123", ("1,-2",))):
-        meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
-        reading = Recogniser("quinque", fov=float(meta["fov"])).read(
-            read_image(DATA / f"{name}.jpg"))
-        read = aligned(meta["cells"], reading.cells)
-        doubted = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
-        for cell in cells:
-            assert meta["cells"][cell] != "."
-            assert read[cell] == meta["cells"][cell] or cell in doubted, (name, cell)
+        assert_read_or_doubted(name, cells)
 
 
 def test_quinque_white_tiles_on_a_light_mat_are_all_found() -> None:
@@ -138,13 +124,9 @@ def test_quinque_a_blown_tile_in_a_notch_of_the_cluster_is_a_tile_and_doubted() 
     # quinque-044: a point light's round reflection on the mat touches a tile that it
     # blows out, in a notch of the cluster (tiles on three sides). The white on the mat
     # beside it does not make it a reflection: it is read, and its skydivers doubted.
-    meta = json.loads((DATA / "quinque-044.json").read_text(encoding="utf-8"))
-    reading = Recogniser("quinque", fov=float(meta["fov"])).read(
-        read_image(DATA / "quinque-044.jpg"))
-    read = aligned(meta["cells"], reading.cells)
-    assert set(read) == set(meta["cells"])
-    doubted = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
-    assert {"0,2", "0,3", "1,2", "1,3"} <= doubted
+    frame = read_3d("quinque-044")
+    assert set(frame.read) == set(frame.truth["cells"])
+    assert {"0,2", "0,3", "1,2", "1,3"} <= frame.doubted
 
 
 def test_a_lamps_tinted_reflection_on_the_mat_is_no_tile() -> None:
