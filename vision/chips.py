@@ -42,6 +42,10 @@ class ChipReader(Reader):
     # The lightness of a chip's middle parts varies only with the shading and a veil's
     # gradient across it (20 at most in the 3D set); a picture's blobs differ by 50.
     LIGHT_SPREAD = 30.0
+    # One colour and one lightness over the whole middle is a chip's shape; when that
+    # colour is no chip's (a lamp blew it out or tinted it past reading, or a glare whitened
+    # a picture), an empty reading is doubted with this confidence (under CONFIDENT).
+    UNKNOWN_COLOUR = 0.3
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:
@@ -94,19 +98,23 @@ class ChipReader(Reader):
             if cell in self.FREE:
                 tokens.append("")
                 continue
-            evidence = min((share[i] - self.UNIFORM) / 0.04,  # > 0: one colour
-                           (self.NEAR - nearest[i]) / 0.8,  # > 0: a chip's colour
-                           (self.LIGHT_SPREAD - spread[i]) / 5.0)  # > 0: one lightness
+            shape = min((share[i] - self.UNIFORM) / 0.04,  # > 0: one colour
+                        (self.LIGHT_SPREAD - spread[i]) / 5.0)  # > 0: one lightness
+            evidence = min(shape, (self.NEAR - nearest[i]) / 0.8)  # > 0: a chip's colour
+            bare = False
             if cell in self.bare:
                 same = np.linalg.norm(parts[i, :, 1:] - np.array(self.bare[cell])[:, 1:],
                                       axis=1).mean()
                 evidence = min(evidence, (same - 10.0) / 5.0)
+                bare = same < 10.0
             if evidence > 0:
                 tokens.append(names[i])
                 confidence[i] = min(float(conf[i]), float(np.clip(evidence, 0, 1)))
             else:
                 tokens.append("")
                 confidence[i] = float(np.clip(-evidence, 0, 1))
+                if shape > 0 and not bare:  # a chip's shape of no chip's colour
+                    confidence[i] = min(confidence[i], self.UNKNOWN_COLOUR)
         return tokens, confidence
 
     def _hue(self, colour: Float) -> tuple[list[str], npt.NDArray[np.bool_]]:

@@ -439,3 +439,12 @@ def test_veiled_sequence_chips_keep_their_hue() -> None:
         truth, read = read_frame(name)
         for cell in cells:
             assert read[cell] == truth[cell], (name, cell)
+
+
+def test_a_uniform_disc_of_no_chips_colour_is_doubted_not_read_empty() -> None:
+    # sequence-kids-147 c3 (a yellow chip a point lamp veiled to L 99, chroma 24) and
+    # sequence-kids-135 c1 (a yellow chip paled to white): one colour and one lightness
+    # over the whole middle, which no animal picture has, but no chip's colour. Read empty
+    # they were trusted; such a disc is doubted, and the rules decide it.
+    for name, cell in (("sequence-kids-147", "c3"), ("sequence-kids-135", "c1")):
+        assert_read_or_doubted(name, (cell,))
