@@ -132,16 +132,8 @@ def run(game: str, frames: int, *, hard: bool, hands: bool, seed: int) -> Tally:
             tally.cells += len(frame.cells)
             tally.wrong += len(frame.cells)
             continue
-        truth = as_seen(game, frame.cells)
-        read = aligned(truth, reading.cells) if game == "quinque" else dict(reading.cells)
-        if game == "quinque":  # names moved with the cells: carry the doubts along
-            doubt = {n for n, c in zip(read, reading.cells, strict=True)
-                     if c in reading.uncertain}
-        else:
-            doubt = set(reading.uncertain)
-        keys = set(truth) | set(read)
-        wrong = {c for c in keys if truth.get(c) != read.get(c)}
-        tally.cells += len(keys)
+        wrong, doubt, compared, _ = _compare(game, frame.cells, reading)
+        tally.cells += compared
         tally.wrong += len(wrong)
         tally.flagged += len(wrong & doubt)
         tally.doubted += len(doubt - wrong)
@@ -266,15 +258,18 @@ def score_set(directory: Path, games: list[str], first: int | None = None,
 def _compare(game: str, truth: Mapping[str, str],
              reading: Any) -> tuple[set[str], set[str], int, dict[str, str]]:
     """(wrong cells, doubted cells, cells compared, the reading compared) of one reading
-    against the truth (Quinque's moved by the best whole-tile translation)."""
-    if game == "quinque":
+    against the truth (Quinque's moved by the best whole-tile translation). The cells
+    compared are the truth's and those read with something on them: a Quinque reading
+    names squares it cannot see into as doubted empty cells, which are no tile's."""
+    truth = as_seen(game, truth)
+    if game == "quinque":  # names moved with the cells: carry the doubts along
         read = aligned(truth, reading.cells)
         doubt = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
     else:
         read, doubt = dict(reading.cells), set(reading.uncertain)
-    truth = as_seen(game, truth)
-    keys = set(truth) | set(read)
-    return {c for c in keys if truth.get(c, "") != read.get(c, "")}, doubt, len(keys), read
+    keys = set(truth) | {c for c, token in read.items() if token}
+    wrong = {c for c in keys if truth.get(c, "") != read.get(c, "")}
+    return wrong, doubt & keys, len(keys), read
 
 
 def print_set(directory: Path, games: list[str], verbose: bool, indices: range | None = None,

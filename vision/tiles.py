@@ -84,6 +84,7 @@ class QuinqueReader(Reader):
     # A middle under a reflection tinted by up to this share of a backpack's need is
     # doubted: a clipped orange keeps as little as a free skydiver's middle shows there.
     DOUBTED = 1 / 3
+    BLIND = 0.2  # the confidence of "no tile" on a square a reflection whitened (_washed)
     PRINTED = 4.5  # lightness spread (L) over a lattice square under which it is no tile
     WHITE = 90.0  # lightness of a tile's face blown out by a lamp's reflection
     EDGE_REACH = 0.4  # units the tiles' edges may move the phase found from coverage
@@ -130,7 +131,8 @@ class QuinqueReader(Reader):
         tiles = self._tiles(integral, self.phase)
         texture = {t: self._texture(image, t) for t in tiles}
         tiles = {t: cover for t, cover in tiles.items() if texture[t] >= self.PRINTED}
-        tiles |= {t: 0.5 for t in self._washed(image, tile, tiles)}  # read, but doubted
+        washed, blind = self._washed(image, tile, tiles)
+        tiles |= {t: 0.5 for t in washed}  # read, but doubted
         if not tiles:
             return {}, {}
         seen = self._skydivers(image, tops[0], list(tiles))
@@ -146,6 +148,14 @@ class QuinqueReader(Reader):
                 cells[name] = token
                 confidence[name] = min(sure, p)
         self.last = dict(cells)
+        # A square a reflection whitened to its edges, with the mat around it white too: a
+        # tile blown out or bare mat, nobody can tell. Read empty (no tile) but doubted, so
+        # that the rules decide it rather than a tile being taken for lifted.
+        for i, j in blind:
+            for a in (0, 1):
+                for b in (0, 1):
+                    name = self._name(i, j, a, b)
+                    cells[name], confidence[name] = "", self.BLIND
         return cells, confidence
 
     def _tile_mask(self, image: Float) -> npt.NDArray[np.bool_]:
@@ -180,10 +190,13 @@ class QuinqueReader(Reader):
         return mask
 
     def _washed(self, image: Float, tile: npt.NDArray[np.bool_],
-                tiles: Mapping[tuple[int, int], float]) -> list[tuple[int, int]]:
-        """Lattice squares beside the tiles found that hold a tile blown out by a lamp's
-        reflection: few prints show, but the square is white (or tile) to its edges and
-        the mat around it is not (a reflection on the mat alone is round, or spills over).
+                tiles: Mapping[tuple[int, int], float]
+                ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """(washed, blind): lattice squares beside the tiles found that hold a tile blown
+        out by a lamp's reflection: few prints show, but the square is white (or tile) to
+        its edges and the mat around it is not (a reflection on the mat alone is round, or
+        spills over); and those white to their edges with white mat around them too,
+        which may hold a tile or not (blind).
         Such squares are reached from the tiles through one another: a reflection may
         whiten two tiles side by side (the band between them is white, and no mat). A
         square with tiles on three sides, white to its edges and printed, is a tile
@@ -212,11 +225,12 @@ class QuinqueReader(Reader):
             reached |= frontier
         notch = {q for q in reached if self._texture(image, q) >= self.PRINTED and sum(
             (q[0] + di, q[1] + dj) in tiles for di, dj in steps) >= 3}
+        whitened = set(reached)
         while True:  # drop the squares with white mat around them, until none is dropped
             kept = {q for q in reached
                     if q in notch or self._bare_around(white, q, set(tiles) | reached)}
             if kept == reached:
-                return sorted(kept)
+                return sorted(kept), sorted(whitened - kept)
             reached = kept
 
     def _bare_around(self, white: npt.NDArray[np.bool_], index: tuple[int, int],

@@ -330,3 +330,21 @@ def test_health_names_the_markers_out_of_sight() -> None:
     health = sensor.health()
     assert not health.board_seen and health.missing_markers == (0, 1, 2, 3)
     assert health.lost_for == 2.5 and health.camera_ok  # since 1.0, the first covered read
+
+
+def test_a_quinque_frame_with_squares_hidden_by_a_reflection_still_refreshes() -> None:
+    # quinque-101 (3D set): a reflection on the mat beside the tiles is read as doubted
+    # empty cells, named though no tile is there. The accepted position (here the tiles as
+    # read) does not name them; an empty cell and a cell not named are alike, so the
+    # calibration is still refreshed from the frame.
+    data = Path(__file__).parents[1] / "vision" / "data3d"
+    truth = json.loads((data / "quinque-101.json").read_text(encoding="utf-8"))["cells"]
+    image = cv2.imread(str(data / "quinque-101.jpg"))
+    sensor = sensor_for("quinque", Frames([image] * 6), refresh_every=1.0, start=truth)
+    (snapshot,) = drain(sensor)
+    assert {c for c, token in snapshot.cells.items() if not token}  # the hidden squares
+    accepted = {c: token for c, token in snapshot.cells.items() if token}
+    again = sensor_for("quinque", Frames([image] * 6), refresh_every=1.0, start=truth)
+    again.follow_position(accepted)
+    drain(again)
+    assert again.health().refreshed_at is not None

@@ -448,3 +448,25 @@ def test_a_uniform_disc_of_no_chips_colour_is_doubted_not_read_empty() -> None:
     # they were trusted; such a disc is doubted, and the rules decide it.
     for name, cell in (("sequence-kids-147", "c3"), ("sequence-kids-135", "c1")):
         assert_read_or_doubted(name, (cell,))
+
+
+def test_quinque_tiles_blown_out_with_the_mat_around_them_are_doubted_not_lifted() -> None:
+    # A reflection whitens two tiles and the mat beside them (quinque-146; one tile in
+    # -063 and -138): nothing tells a blown-out tile from bare mat there. Read as no tile
+    # with confidence, the board took the tiles for lifted; the squares are doubted now.
+    for name in ("quinque-146", "quinque-063", "quinque-138"):
+        frame = read_3d(name)
+        for cell, token in frame.truth["cells"].items():
+            assert frame.read.get(cell, "") == token or cell in frame.doubted, (name, cell)
+
+
+def test_squares_doubted_empty_are_not_counted_as_cells_read_right() -> None:
+    # quinque-109: a reflection on the bare mat beside the tiles is read as 32 doubted
+    # empty cells; the tally compares the truth's cells only (and those read with a
+    # token), so they do not raise the per-cell figure.
+    frame = read_3d("quinque-109")
+    blind = {c for c, token in frame.read.items() if not token}
+    assert blind and not blind & set(frame.truth["cells"])
+    tally = score_set(DATA, ["quinque"], indices=range(109, 110))["quinque"]
+    assert tally.cells == len(frame.truth["cells"]) + sum(
+        1 for c, token in frame.read.items() if token and c not in frame.truth["cells"])
