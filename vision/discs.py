@@ -194,6 +194,13 @@ class DiscReader(Reader):
                 light = middle[i, 0] - self.WHITE
                 tokens[i] = "W" if light > 0 else "B"
                 confidence[i] = float(min(np.clip(grey[i], 0, 1), np.clip(abs(light) / 5, 0, 1)))
+                if light <= 0 and outline[i] < self.EDGE:
+                    # Read black yet lighter than the bare cell, with no man's outline: a
+                    # lamp's veil took the square's colour, its corners partly outside it
+                    # (draughts-166 f8). A black top under that veil mirrors it, no lighter
+                    # than the veiled wood: doubted unless darker than the cell.
+                    confidence[i] = min(float(confidence[i]),
+                                        float(np.clip((lighter[i] - middle[i, 0]) / 5, 0, 1)))
             elif -self.BLUE - middle[i, 2] > 0 and bluer_rim[i] > self.BLUE_RIM:
                 # A glossy black top mirroring the room on wood a veil paled: bluish, and
                 # bluer than the wood all around its rim.

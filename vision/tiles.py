@@ -85,7 +85,7 @@ class QuinqueReader(Reader):
     # doubted: a clipped orange keeps as little as a free skydiver's middle shows there.
     DOUBTED = 1 / 3
     BLIND = 0.2  # the confidence of "no tile" on a square a reflection whitened (_washed)
-    PRINTED = 4.5  # lightness spread (L) over a lattice square under which it is no tile
+    PRINTED = 4.5  # colour spread (Lab) over a lattice square under which it is no tile
     WHITE = 90.0  # lightness of a tile's face blown out by a lamp's reflection
     EDGE_REACH = 0.4  # units the tiles' edges may move the phase found from coverage
     CLEAR = 0.85  # share of the lattice's clarity when found under which the cluster has
@@ -253,14 +253,18 @@ class QuinqueReader(Reader):
         return bool(rings) and max(rings) < 0.3
 
     def _texture(self, image: Float, index: tuple[int, int]) -> float:
-        """The spread of lightness over a lattice square (the part inside the area): a
+        """The spread of colour (Lab) over a lattice square (the part inside the area): a
         tile's face carries its skydivers' prints; a lamp's reflection on the mat or its
-        edge line is smooth."""
+        edge line is smooth. Colour, not lightness alone: backpacks a veil paled to the
+        face's lightness still differ from it in colour (quinque-162, a new game's one tile
+        under an area light, spread 4.1 in lightness, more in colour)."""
         x0, y0 = self._square(*index)
         n = self.px
         patch = image[max(0, round(y0 * n)):max(0, round((y0 + 2) * n)),
-                      max(0, round(x0 * n)):max(0, round((x0 + 2) * n)), 0]
-        return float(patch.std()) if patch.size > (2 * n) ** 2 // 2 else 0.0
+                      max(0, round(x0 * n)):max(0, round((x0 + 2) * n))].reshape(-1, 3)
+        if len(patch) <= (2 * n) ** 2 // 2:
+            return 0.0
+        return float(np.sqrt((patch.std(axis=0) ** 2).sum()))
 
     def _phase(self, integral: npt.NDArray[np.float64]) -> Lattice:
         """The lattice phase (x, y), 0 <= .. < 2 units, that best splits full from empty."""

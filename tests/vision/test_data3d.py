@@ -478,3 +478,23 @@ def test_squares_doubted_empty_are_not_counted_as_cells_read_right() -> None:
     tally = score_set(DATA, ["quinque"], indices=range(109, 110))["quinque"]
     assert tally.cells == len(frame.truth["cells"]) + sum(
         1 for c, token in frame.read.items() if token and c not in frame.truth["cells"])
+
+
+def test_a_veil_over_a_bare_dark_square_is_no_black_man() -> None:
+    # draughts-166 f8: an area lamp's square reflection covers the bare dark square but
+    # for a strip of its corners; the veil took the wood's colour, so the grey cue read a
+    # man, darker than paper: black. He was read lighter than the bare corners by 18 with
+    # no man's outline: a veil. Never a black man trusted there.
+    frame = read_3d("draughts-166")
+    assert frame.read["f8"] == "" or "f8" in frame.doubted
+    assert frame.read["h8"] == "B" and "h8" not in frame.doubted  # the king beside it
+
+
+def test_a_new_games_one_tile_with_pale_backpacks_is_a_tile() -> None:
+    # quinque-162 (and -163's upper tile): under an area light the backpacks are paled to
+    # about the face's lightness; the square's lightness spread (4.1) fell short of a
+    # printed face's, but not its colour spread: the tile is read, not taken for mat.
+    for name, cells in (("quinque-162", ("0,0", "0,1", "1,0", "1,1")),
+                        ("quinque-163", ("0,0", "0,1", "1,0", "1,1"))):
+        frame = read_3d(name)
+        assert {c for c in cells if frame.read.get(c)} == set(cells), name
