@@ -26,6 +26,7 @@ from tavola.hardware.layout import Layout
 from tavola.inference import Accepted, Inference, Pending
 from tavola.record import ActionEntry, ResultEntry
 from tavola.session import Effects, Session
+from tavola.vision.classify import RIM_ADOPT
 from tavola.vision.render import Conditions, render
 from tavola.vision.source import FrameList
 from tests.games.test_transcripts import TRANSCRIPTS, parse
@@ -348,3 +349,20 @@ def test_a_quinque_frame_with_squares_hidden_by_a_reflection_still_refreshes() -
     again.follow_position(accepted)
     drain(again)
     assert again.health().refreshed_at is not None
+
+
+def test_a_reflection_taken_for_a_hand_is_learned_as_the_rim_and_the_board_reads_again() -> None:
+    # quixo-118 (3D set): a lamp's reflection on the rim is taken for a hand. A hand moves;
+    # a reflection stays put, so after RIM_ADOPT still frames it becomes the bare rim and
+    # the position is reported: a steady lamp never stalls the board.
+    data = Path(__file__).parents[1] / "vision" / "data3d"
+    truth = json.loads((data / "quixo-118.json").read_text(encoding="utf-8"))
+    assert not truth["hand"]
+    image = cv2.imread(str(data / "quixo-118.jpg"))
+    sensor = sensor_for("quixo", Frames([image] * (RIM_ADOPT + 10)), fov=truth["fov"])
+    events = drain(sensor)
+    assert sensor.skipped >= 1  # taken for a hand at first
+    (snapshot,) = events
+    assert isinstance(snapshot, Snapshot)
+    wrong = {c for c, token in truth["cells"].items() if snapshot.cells.get(c) != token}
+    assert wrong <= snapshot.uncertain
