@@ -16,7 +16,8 @@ read as a position: fixed), quinque-092 and quixo-070 (the fix's false alarms, f
 quinque-088 (lost: now placed by two markers). Frames 097-126, 127-146 and 147-156 were
 each rendered at the start of a later round and first measured unseen at its end; frames
 157-166 at the start of the round of 24 Nov evening, measured unseen before it changed
-anything (then looked at: draughts-166, quinque-162 and -163 fixed).
+anything (then looked at: draughts-166, quinque-162 and -163 fixed); frames 167-176 at
+its end, read unseen by its final code (every wrong cell doubted, in every game).
 
 The quick test reads the first frames of each game; the whole set is ``slow``.
 """
