@@ -37,40 +37,74 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "vision" / "data3d"
 GAMES = ["morris", "draughts", "quixo", "tessere", "quinque"]
 GRACE = 1.0
 KINDS = ("right", "phantom", "mismatch", "takeback", "asked", "unloadable", "lost", "hand")
+MOVE_KINDS = ("right", "wrong", "mismatch", "missed", "takeback", "asked")
 
 
-def position(game: str, cells: dict[str, str]) -> Any:
-    """The game set to the frame's position (ValueError if the rules refuse it)."""
+def position(game: str, cells: dict[str, str], to_move: int = 0) -> Any:
+    """The game set to the frame's position, ``to_move`` to play (ValueError if the rules
+    refuse it)."""
     board = {c: t for c, t in cells.items() if t and t != "."}
     g = new_game(game)
     if game == "morris":
-        g.set_position({"board": board, "to_move": 0})
+        g.set_position({"board": board, "to_move": to_move})
     elif game == "draughts":
         # The set's men on their far rank stand as men; the rules know them as kings (the
         # camera reads colour, the game the rank).
         far = {"W": "8", "B": "1"}
         g.set_position({"board": {c: t + "K" if t in far and c[1:] == far[t] else t
-                                  for c, t in board.items()}, "turn": 0})
+                                  for c, t in board.items()}, "turn": to_move})
     elif game == "tessere":
         blocks = [[p, c] for p, c in enumerate(c for c, t in board.items() if t == "K")]
-        g.set_position({"board": board, "blocks": blocks, "to_move": len(blocks) % 2})
+        g.set_position({"board": board, "blocks": blocks, "to_move": to_move})
     elif game == "quixo":
         g.set_position({"board": [" ".join(cells[f"{f}{r}"] for f in "abcde")
-                                  for r in "54321"]})
+                                  for r in "54321"], "to_move": to_move})
     else:  # quinque: skydiver (x, y) on tile (x // 2, y // 2)
         tiles = sorted({f"{int(x) // 2},{int(y) // 2}"
                         for x, y in (c.split(",") for c in cells)})
-        g.set_position({"tiles": tiles, "backpacks": board})
+        g.set_position({"tiles": tiles, "backpacks": board, "player": to_move})
     return g
 
 
-def verdict(game: str, meta: dict[str, Any], image: Any) -> str:
-    """What inference makes of one still frame (:func:`judge`), or why it was not asked:
-    unloadable, lost (no board found), hand (the frame is skipped)."""
+def before_move(game: str, after: dict[str, str]) -> tuple[Any, Any] | None:
+    """A position one legal action before ``after`` (a frame's truth), set in its game,
+    and that action; None if none is found. The candidates: a piece taken off (what a
+    placement put there) or moved back to an empty cell (what a slide or a step moved),
+    each with either player to move; the first the rules accept whose action gives
+    ``after`` exactly."""
     try:
-        g = position(game, meta["cells"])
+        want = position(game, after).view("identity")
     except (ValueError, KeyError, TypeError):
-        return "unloadable"
+        return None
+    pieces = sorted(c for c, t in after.items() if t and t != ".")
+    empty = sorted(c for c, t in after.items() if not t)
+    candidates: list[dict[str, str]] = []
+    for cell in pieces:
+        if game in ("tessere", "quinque"):
+            candidates.append(after | {cell: "." if game == "quinque" else ""})
+        if game in ("morris", "draughts"):
+            candidates += [after | {cell: "", to: after[cell]} for to in empty]
+    for cells in candidates:
+        for to_move in (0, 1):
+            try:
+                g = position(game, cells, to_move)
+            except (ValueError, KeyError, TypeError):
+                continue
+            if g.outcome() is not None:
+                continue
+            for move in g.legal_moves():
+                g.apply(move)
+                made = g.view("identity") == want
+                g.undo()
+                if made:
+                    return g, move
+    return None
+
+
+def camera_reading(game: str, meta: dict[str, Any], image: Any
+                   ) -> tuple[dict[str, str], frozenset[str]] | str:
+    """One frame's reading as the camera backend hands it on (cells, doubted cells), or
+    why there is none: "lost" (no board found) or "hand" (the frame is skipped)."""
     try:
         reading = Recogniser(game, fov=float(meta["fov"])).read(image)
     except MarkersNotFoundError:
@@ -80,11 +114,26 @@ def verdict(game: str, meta: dict[str, Any], image: Any) -> str:
     cells = dict(reading.cells)
     if game == "quinque":  # named in the game's coordinates, as the daemon's start does
         cells = aligned(meta["cells"], cells)
-        uncertain = frozenset(n for n, c in zip(cells, reading.cells, strict=True)
-                              if c in reading.uncertain)
-    else:
-        uncertain = frozenset(reading.uncertain)
-    return judge(g, cells, uncertain)
+        return cells, frozenset(n for n, c in zip(cells, reading.cells, strict=True)
+                                if c in reading.uncertain)
+    return cells, frozenset(reading.uncertain)
+
+
+def verdicts(game: str, meta: dict[str, Any], image: Any) -> tuple[str, str]:
+    """What inference makes of one frame as a still position (:func:`judge`) and as the
+    position just after a move (:func:`judge_move`), or why it was not asked: unloadable
+    (or, for the move, no action found that leads to it), lost, hand."""
+    read = camera_reading(game, meta, image)
+    if isinstance(read, str):
+        return read, read
+    cells, uncertain = read
+    try:
+        still = judge(position(game, meta["cells"]), cells, uncertain)
+    except (ValueError, KeyError, TypeError):
+        still = "unloadable"
+    before = before_move(game, meta["cells"])
+    moved = "unloadable" if before is None else judge_move(*before, cells, uncertain)
+    return still, moved
 
 
 def judge(game: Any, cells: dict[str, str], uncertain: frozenset[str]) -> str:
@@ -106,20 +155,41 @@ def judge(game: Any, cells: dict[str, str], uncertain: frozenset[str]) -> str:
     return "right"
 
 
-def tally_set(directory: Path, game: str) -> tuple[Counter[str], list[str]]:
-    """Each clean frame of ``game`` in ``directory`` judged: counts by verdict, and the
-    frames not right (``name: verdict``), unloadable ones left out."""
-    tally: Counter[str] = Counter()
+def judge_move(game: Any, move: Any, cells: dict[str, str], uncertain: frozenset[str]) -> str:
+    """What inference makes of a reading after ``move`` was made on ``game``'s board: right
+    (that action accepted), wrong (another action recorded), mismatch, missed (nothing
+    recorded, no alarm), takeback or asked."""
+    inference = Inference("identity", settle=0.0, grace=GRACE)
+    inference.update(game, cells, 0.0, uncertain)
+    result = inference.update(game, None, 10 * GRACE)
+    if isinstance(result, (Accepted, Amended)):
+        return "right" if [str(m) for m in result.moves] == [str(move)] else "wrong"
+    if isinstance(result, Mismatch):
+        return "mismatch"
+    if isinstance(result, Takeback):
+        return "takeback"
+    if isinstance(result, Ambiguous):
+        return "asked"
+    assert isinstance(result, Pending)
+    return "missed"
+
+
+def tally_set(directory: Path, game: str) -> tuple[Counter[str], Counter[str], list[str]]:
+    """Each clean frame of ``game`` in ``directory`` judged as a still position and just
+    after a move: counts by verdict, and the frames not right (``name: still, move``)."""
+    still: Counter[str] = Counter()
+    moved: Counter[str] = Counter()
     named: list[str] = []
     for path in sorted(directory.glob(f"{game}-*.json")):
         meta = json.loads(path.read_text(encoding="utf-8"))
         if meta["hand"]:
             continue
-        kind = verdict(game, meta, read_image(path.with_suffix(".jpg")))
-        tally[kind] += 1
-        if kind not in ("right", "unloadable"):
-            named.append(f"{path.stem}: {kind}")
-    return tally, named
+        a, b = verdicts(game, meta, read_image(path.with_suffix(".jpg")))
+        still[a] += 1
+        moved[b] += 1
+        if {a, b} - {"right", "unloadable"}:
+            named.append(f"{path.stem}: {a}, {b}")
+    return still, moved, named
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,12 +202,18 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown games {unknown}: choose from {GAMES} (sequence-kids' "
                      "positions need the cards dealt, which a frame does not show)")
-    print(f"still frames of {args.set}: what inference makes of each reading\n")
-    print("| game | " + " | ".join(KINDS) + " |")
-    print("|---" * (len(KINDS) + 1) + "|")
+    print(f"frames of {args.set}: what inference makes of each reading, the position set")
+    print("still (right: nothing to do) and one action after an earlier one (right: that")
+    print("action recorded; wrong: another one recorded)\n")
+    print("| game | " + " | ".join(f"still: {k}" for k in KINDS[:5]) + " | "
+          + " | ".join(f"move: {k}" for k in MOVE_KINDS) + " | not loadable | lost | hand |")
+    print("|---" * (len(KINDS[:5]) + len(MOVE_KINDS) + 4) + "|")
     for game in args.games:
-        tally, named = tally_set(args.set, game)
-        print(f"| {game} | " + " | ".join(str(tally[k]) for k in KINDS) + " |")
+        still, moved, named = tally_set(args.set, game)
+        print(f"| {game} | " + " | ".join(str(still[k]) for k in KINDS[:5]) + " | "
+              + " | ".join(str(moved[k]) for k in MOVE_KINDS)
+              + f" | {still['unloadable']}; {moved['unloadable']} | {still['lost']} "
+              f"| {still['hand']} |")
         if args.verbose:
             for line in named:
                 print("  " + line)
