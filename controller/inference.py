@@ -86,7 +86,8 @@ class Amended:
 class Pending:
     """Nothing to do yet.
 
-    With nothing ``changed`` the board reads the position in play. Otherwise ``known``
+    With nothing ``changed`` the board reads the position in play (where it reads surely:
+    ``unread`` names the doubted cells that differ, held past the grace time). Otherwise ``known``
     says whether the reading is on the way to a legal action (pieces ``lifted`` that may
     go to ``targets``), or not understood but still inside the grace time.
     """
@@ -95,6 +96,10 @@ class Pending:
     targets: frozenset[str] = frozenset()
     changed: frozenset[str] = frozenset()
     known: bool = True
+    # Cells that differ from the position in play but were read with doubt (a camera under
+    # a lamp's reflection), held past the grace time: nothing surely changed, so a move
+    # there waits; they are named so that the players can see why.
+    unread: frozenset[str] = frozenset()
 
     @property
     def in_position(self) -> bool:
@@ -280,7 +285,7 @@ class Inference:
             del self._filled_at[cell]  # filled for a moment only: a touch, a slide
         stable = now - self._since
         if not changed - uncertain:
-            return Pending()
+            return Pending(unread=changed if stable >= self.grace else frozenset())
 
         found: list[_Explanation] = []
         new = [s for s in self._matching(expect, change, uncertain)

@@ -930,6 +930,10 @@ class Session:
             elif self._refused:
                 text += (f", not the computer's move on {' '.join(sorted(self._refused))}: "
                          f"put it back")
+            elif isinstance(self.result, Pending) and self.result.unread:
+                text += (f", cannot read {' '.join(sorted(self.result.unread))} surely (a "
+                         "lamp's reflection?): a move there waits; move the lamp or the "
+                         "camera, or type the move")
             elif isinstance(self.result, Ambiguous):
                 # The first action of each candidate tells them apart: playing it, the
                 # board already shows the rest.

@@ -156,6 +156,23 @@ def test_uncertain_cells_prefer_the_legal_reading() -> None:
     assert isinstance(result, Accepted) and str(result.moves[0]) == "d2"
 
 
+def test_doubted_cells_that_differ_past_the_grace_time_are_named_unread() -> None:
+    # A move onto a cell the camera cannot read surely (a lamp's reflection) waits: nothing
+    # surely changed. Held past the grace time, the cells are named, so the players can
+    # see why the board waits; the position in play is still what the board reads.
+    inf = Inference("identity", settle=0.0, grace=1.5)
+    g = new_game("morris")
+    cells = g.view("identity") | {"d2": "B"}
+    assert inf.update(g, cells, 0.0, uncertain=frozenset({"d2", "a1"})) == Pending()
+    held = inf.update(g, None, 2.0)
+    assert held == Pending(unread=frozenset({"d2"})) and held.in_position
+    # Read surely again (the lamp moved): the move is made.
+    cells["d2"] = "W"
+    inf.update(g, cells, 2.1)
+    moved = inf.update(g, None, 2.5)
+    assert isinstance(moved, Accepted) and str(moved.moves[0]) == "d2"
+
+
 def test_change_between() -> None:
     assert change_between({"a": "", "b": "#"}, {"a": "#", "b": "#"}) == {("a", "#")}
     assert change_between({"a": "W"}, {}) == {("a", "")}

@@ -273,3 +273,18 @@ def test_after_the_end_the_board_is_cleared_without_takebacks_or_errors() -> Non
     fx += s.tick(9.0, 9.0)
     assert fx.journal == () and s.game.outcome() is not None
     assert s.command("undo", 10.0, 10.0).log[0].startswith("The game is over and recorded")
+
+
+def test_a_move_on_a_cell_the_camera_doubts_waits_and_the_status_says_why() -> None:
+    s = Session(new_game("tessere"), FIVE, "identity", cells=FIVE.cells, settle=0.25, grace=1.5)
+    s.start(0.0, 1000.0)
+    # A checker put on c3 under a lamp's reflection: read, but doubted.
+    fx = s.on_snapshot(reading(s.game, "identity", c3="RY"), 0.1, 1000.1, frozenset({"c3"}))
+    fx += s.tick(0.5, 1000.5)
+    assert kinds(fx) == [] and "cannot read" not in s.status()  # a glimpse: no alarm yet
+    fx = s.tick(2.0, 1002.0)
+    assert kinds(fx) == [] and fx.status is not None
+    assert "cannot read c3 surely" in fx.status and "type the move" in fx.status
+    # The lamp moved: read surely, the placement is recorded and the status forgets it.
+    fx = see(s, reading(s.game, "identity", c3="RY"), 2.5, 1002.5)
+    assert kinds(fx) == ["action"] and "cannot read" not in s.status()
