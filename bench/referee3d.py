@@ -84,14 +84,16 @@ def before_move(game: str, after: dict[str, str]) -> tuple[Any, Any] | None:
             candidates.append(after | {cell: "." if game == "quinque" else ""})
         if game in ("morris", "draughts"):
             candidates += [after | {cell: "", to: after[cell]} for to in empty]
+    if game == "quixo":
+        candidates += unpushes(after)
     for cells in candidates:
         for to_move in (0, 1):
             try:
                 g = position(game, cells, to_move)
             except (ValueError, KeyError, TypeError):
                 continue
-            if g.outcome() is not None:
-                continue
+            if g.outcome() is not None or g.view("identity") == want:
+                continue  # (a push that changes no face is no move a picture shows)
             for move in g.legal_moves():
                 g.apply(move)
                 made = g.view("identity") == want
@@ -153,6 +155,32 @@ def judge(game: Any, cells: dict[str, str], uncertain: frozenset[str]) -> str:
         return "asked"
     assert isinstance(result, Pending)
     return "right"
+
+
+def unpushes(after: dict[str, str]) -> list[dict[str, str]]:
+    """Quixo boards one push before ``after``: a cube taken from position i of a row or
+    column and pushed in at its end j (the cubes between shift one toward i), undone with
+    each token the taken cube may have shown."""
+    lines = [[f"{f}{r}" for f in "abcde"] for r in "12345"]
+    lines += [[f"{f}{r}" for r in "12345"] for f in "abcde"]
+    tokens = sorted({t for t in after.values() if t} | {"."})
+    out: list[dict[str, str]] = []
+    for line in lines:
+        for j in (0, 4):
+            for i in range(5):
+                if i == j:
+                    continue
+                # Pushed in at the first end, the cubes before i moved one up; at the last
+                # end, those after i moved one down.
+                shifted = ([(k, k + 1) for k in range(0, i)] if j == 0
+                           else [(k, k - 1) for k in range(i + 1, 5)])
+                for taken in tokens:
+                    before = dict(after)
+                    for k, came_to in shifted:
+                        before[line[k]] = after[line[came_to]]
+                    before[line[i]] = taken
+                    out.append(before)
+    return out
 
 
 def judge_move(game: Any, move: Any, cells: dict[str, str], uncertain: frozenset[str]) -> str:

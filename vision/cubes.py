@@ -30,6 +30,7 @@ class QuixoReader(Reader):
 
     game = "quixo"
     height = 0.92  # a cube's top
+    GLARE_HIDES_ONLY = True  # 334 marks read surely on blown-out faces of the 3D set: all right
     DEFAULT: ClassVar[dict[str, tuple[float, float]]] = {
         # (dark share of the centre, dark share of the ring where an O's line runs)
         ".": (0.0, 0.02),

@@ -183,6 +183,11 @@ class Reader:
     game: ClassVar[str]
     height: ClassVar[float] = 0.0
     px: ClassVar[int] = 32
+    # Whether a lamp's reflection can only hide this game's pieces, never show one: a
+    # blown-out spot is white, a Quixo mark a dark stroke and a Sequence chip a colour, so
+    # a piece read surely there is one, and only an empty reading is doubted (a white
+    # morris or draughts man is as white as the spot: every reading there is doubted).
+    GLARE_HIDES_ONLY: ClassVar[bool] = False
 
     def __init__(self, players: int = 2, params: Mapping[str, Any] | None = None,
                  start: Mapping[str, str] | None = None) -> None:

@@ -23,7 +23,7 @@ MISMATCHES = {"quinque": 4}
 # piece may still be in the hand) or ask the players which (morris: a man read nowhere
 # surely may have gone to either of two doubted points). About one move in ten; most are
 # a piece a lamp's reflection blows out on its new cell (tessere-008, morris-007).
-WAITS = {"morris": 7, "draughts": 2, "tessere": 10, "quinque": 10}
+WAITS = {"morris": 7, "draughts": 2, "quixo": 9, "tessere": 10, "quinque": 10}
 
 
 def test_a_trusted_misread_a_legal_move_explains_is_a_phantom_and_a_doubted_one_is_not() -> None:
