@@ -123,7 +123,7 @@ def camera_reading(game: str, meta: dict[str, Any], image: Any
 
 def verdicts(game: str, meta: dict[str, Any], image: Any) -> tuple[str, str]:
     """What inference makes of one frame as a still position (:func:`judge`) and as the
-    position just after a move (:func:`judge_move`), or why it was not asked: unloadable
+    position just after a move (both :func:`judge`), or why it was not asked: unloadable
     (or, for the move, no action found that leads to it), lost, hand."""
     read = camera_reading(game, meta, image)
     if isinstance(read, str):
@@ -134,19 +134,24 @@ def verdicts(game: str, meta: dict[str, Any], image: Any) -> tuple[str, str]:
     except (ValueError, KeyError, TypeError):
         still = "unloadable"
     before = before_move(game, meta["cells"])
-    moved = "unloadable" if before is None else judge_move(*before, cells, uncertain)
+    moved = "unloadable" if before is None else judge(before[0], cells, uncertain, before[1])
     return still, moved
 
 
-def judge(game: Any, cells: dict[str, str], uncertain: frozenset[str]) -> str:
+def judge(game: Any, cells: dict[str, str], uncertain: frozenset[str],
+          move: Any = None) -> str:
     """What the daemon's inference makes of a settled reading of ``game``'s board held
-    past the grace time: right (nothing to do), phantom (a move recorded), mismatch,
-    takeback or asked (several explanations)."""
+    past the grace time, the board still (``move`` None) or just after ``move``. Still:
+    right (nothing to do) or phantom (a move recorded). After a move: right (that action
+    recorded), wrong (another one) or missed (nothing recorded, no alarm). Either way
+    also mismatch, takeback, or asked (several explanations)."""
     inference = Inference("identity", settle=0.0, grace=GRACE)
     inference.update(game, cells, 0.0, uncertain)
     result = inference.update(game, None, 10 * GRACE)
     if isinstance(result, (Accepted, Amended)):
-        return "phantom"
+        if move is None:
+            return "phantom"
+        return "right" if [str(m) for m in result.moves] == [str(move)] else "wrong"
     if isinstance(result, Mismatch):
         return "mismatch"
     if isinstance(result, Takeback):
@@ -154,7 +159,7 @@ def judge(game: Any, cells: dict[str, str], uncertain: frozenset[str]) -> str:
     if isinstance(result, Ambiguous):
         return "asked"
     assert isinstance(result, Pending)
-    return "right"
+    return "right" if move is None else "missed"
 
 
 def unpushes(after: dict[str, str]) -> list[dict[str, str]]:
@@ -181,25 +186,6 @@ def unpushes(after: dict[str, str]) -> list[dict[str, str]]:
                     before[line[i]] = taken
                     out.append(before)
     return out
-
-
-def judge_move(game: Any, move: Any, cells: dict[str, str], uncertain: frozenset[str]) -> str:
-    """What inference makes of a reading after ``move`` was made on ``game``'s board: right
-    (that action accepted), wrong (another action recorded), mismatch, missed (nothing
-    recorded, no alarm), takeback or asked."""
-    inference = Inference("identity", settle=0.0, grace=GRACE)
-    inference.update(game, cells, 0.0, uncertain)
-    result = inference.update(game, None, 10 * GRACE)
-    if isinstance(result, (Accepted, Amended)):
-        return "right" if [str(m) for m in result.moves] == [str(move)] else "wrong"
-    if isinstance(result, Mismatch):
-        return "mismatch"
-    if isinstance(result, Takeback):
-        return "takeback"
-    if isinstance(result, Ambiguous):
-        return "asked"
-    assert isinstance(result, Pending)
-    return "missed"
 
 
 def tally_set(directory: Path, game: str) -> tuple[Counter[str], Counter[str], list[str]]:

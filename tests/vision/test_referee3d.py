@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.referee3d import GAMES, before_move, judge, judge_move, position, tally_set, verdicts
+from bench.referee3d import GAMES, before_move, judge, position, tally_set, verdicts
 from tavola.vision.source import read_image
 
 DATA = Path(__file__).parent / "data3d"
@@ -48,17 +48,17 @@ def test_a_move_read_with_a_trusted_misread_is_recorded_wrong_and_a_doubted_one_
     assert found is not None
     game, move = found
     assert str(move) == "a3-b4" and game.view("identity")["a3"] == "W"
-    assert judge_move(game, move, dict(cells), frozenset()) == "right"
+    assert judge(game, dict(cells), frozenset(), move) == "right"
     # A reading that another legal action explains (misreads trusted) records that one.
     other = next(m for m in game.legal_moves() if str(m) != str(move))
     game.apply(other)
     misread = {c: v[:1] for c, v in game.view("identity").items()}  # colours, as read
     game.undo()
-    assert judge_move(game, move, misread, frozenset()) == "wrong"
+    assert judge(game, misread, frozenset(), move) == "wrong"
     # The man's new square doubted: the only action that explains the rest is his step.
-    assert judge_move(game, move, dict(cells) | {"b4": ""}, frozenset({"b4"})) == "right"
+    assert judge(game, dict(cells) | {"b4": ""}, frozenset({"b4"}), move) == "right"
     # Both squares doubted: nothing read surely changed, so nothing is recorded (yet).
-    assert judge_move(game, move, dict(cells), frozenset({"a3", "b4"})) == "missed"
+    assert judge(game, dict(cells), frozenset({"a3", "b4"}), move) == "missed"
 
 
 @pytest.mark.parametrize("game", GAMES)
