@@ -31,7 +31,7 @@ from tavola.vision.source import read_image
 
 # This file is bench/referee3d.py: put the repository first (as bench/paper_clip.py does).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.vision import aligned
+from bench.vision import as_truth
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "vision" / "data3d"
 GAMES = ["morris", "draughts", "quixo", "tessere", "quinque"]
@@ -113,12 +113,8 @@ def camera_reading(game: str, meta: dict[str, Any], image: Any
         return "lost"
     if reading.hand:
         return "hand"
-    cells = dict(reading.cells)
-    if game == "quinque":  # named in the game's coordinates, as the daemon's start does
-        cells = aligned(meta["cells"], cells)
-        return cells, frozenset(n for n, c in zip(cells, reading.cells, strict=True)
-                                if c in reading.uncertain)
-    return cells, frozenset(reading.uncertain)
+    cells, doubted = as_truth(game, meta["cells"], reading)  # Quinque: as the daemon names it
+    return cells, frozenset(doubted)
 
 
 def verdicts(game: str, meta: dict[str, Any], image: Any) -> tuple[str, str]:

@@ -255,6 +255,17 @@ def score_set(directory: Path, games: list[str], first: int | None = None,
     return tallies
 
 
+def as_truth(game: str, truth: Mapping[str, str],
+             reading: Any) -> tuple[dict[str, str], set[str]]:
+    """A reading's cells named as the truth's (Quinque's lattice, which the reading names
+    from its own anchor, moved by the best whole-tile translation: what the daemon's
+    ``start`` position does), and the cells it doubts, named alike."""
+    if game != "quinque":
+        return dict(reading.cells), set(reading.uncertain)
+    read = aligned(truth, reading.cells)  # names moved with the cells: carry the doubts
+    return read, {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
+
+
 def _compare(game: str, truth: Mapping[str, str],
              reading: Any) -> tuple[set[str], set[str], int, dict[str, str]]:
     """(wrong cells, doubted cells, cells compared, the reading compared) of one reading
@@ -262,11 +273,7 @@ def _compare(game: str, truth: Mapping[str, str],
     compared are the truth's and those read with something on them: a Quinque reading
     names squares it cannot see into as doubted empty cells, which are no tile's."""
     truth = as_seen(game, truth)
-    if game == "quinque":  # names moved with the cells: carry the doubts along
-        read = aligned(truth, reading.cells)
-        doubt = {n for n, c in zip(read, reading.cells, strict=True) if c in reading.uncertain}
-    else:
-        read, doubt = dict(reading.cells), set(reading.uncertain)
+    read, doubt = as_truth(game, truth, reading)
     keys = set(truth) | {c for c, token in read.items() if token}
     wrong = {c for c in keys if truth.get(c, "") != read.get(c, "")}
     return wrong, doubt & keys, len(keys), read

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.vision import aligned
+from bench.vision import as_truth
 from tavola.vision.classify import Reading, Recogniser
 from tavola.vision.source import read_image
 
@@ -32,11 +32,8 @@ def read_3d(name: str) -> Frame3D:
     truth = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
     reading = Recogniser(truth["game"], fov=float(truth["fov"])).read(
         read_image(DATA / f"{name}.jpg"))
-    read = (aligned(truth["cells"], reading.cells) if truth["game"] == "quinque"
-            else dict(reading.cells))
-    doubted = frozenset(n for n, c in zip(read, reading.cells, strict=True)
-                        if c in reading.uncertain)
-    return Frame3D(truth, reading, read, doubted)
+    read, doubted = as_truth(truth["game"], truth["cells"], reading)
+    return Frame3D(truth, reading, read, frozenset(doubted))
 
 
 def assert_read_or_doubted(name: str, cells: tuple[str, ...]) -> Frame3D:
