@@ -32,7 +32,13 @@ reported as a position that is not the true one; and frames without a hand taken
 (skipped, so a board lost in play). ``--numbers A:B`` scores only frames
 ``NAME-<k>`` with A <= k < B, ``--parity even|odd`` only even or odd k (a held-out half);
 ``--ink-balance`` reads with the white balance that takes a clipped paper's tint from its
-markers' ink (Recogniser's ``ink_balance``, off by default).
+markers' ink (Recogniser's ``ink_balance``, off by default). ``--camera`` shows the frames
+as a camera other than the renderer's would take them (:data:`CAMERAS`: a 640x480 webcam,
+a lens a little out of focus, a webcam's MJPEG stream at quality 40), to measure what the
+reader does with pictures it was not tuned on. "wrong but flagged" counts the cells of the
+frames read (a frame whose board was not found is counted under "not found"); "trusted
+misreads" are the frames read with a wrong cell that was not flagged (what inference would
+believe).
 
 ``--idle``: the CPU cost of the camera backend per second of play and of an idle board,
 as a ratio to decoding the same JPEG frames alone (15 fps, measured in this process):
@@ -165,6 +171,32 @@ def ms(values: list[float], q: float) -> str:
     return f"{ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000:.1f}"
 
 
+def _vga(image: Any) -> Any:
+    """A 640x480 webcam: the frame shrunk (to 640 pixels wide) as its sensor would see it."""
+    h, w = image.shape[:2]
+    size = (640, round(h * 640 / w))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA) if w > 640 else image
+
+
+def _soft(image: Any) -> Any:
+    """A lens a little out of focus: a Gaussian blur of 1.5 pixels at 960x720."""
+    return cv2.GaussianBlur(image, (0, 0), 1.5 * image.shape[1] / 960)
+
+
+def _jpeg40(image: Any) -> Any:
+    """A webcam's MJPEG stream: re-encoded at quality 40 (4:2:0 colour)."""
+    data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 40])[1]
+    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
+# How another camera would show a frame (``--camera``): name -> the transform.
+CAMERAS: dict[str, Any] = {
+    "vga": _vga,
+    "soft": _soft,
+    "jpeg40": _jpeg40,
+}
+
+
 @dataclass
 class SetTally:
     game: str
@@ -179,16 +211,19 @@ class SetTally:
     hand_skipped: int = 0
     hand_misread: int = 0
     false_hands: int = 0  # frames without a hand taken for one (skipped: a board lost)
+    trusted: int = 0  # frames read with a wrong cell not flagged
+    lost_cells: int = 0  # the cells of the frames whose board was not found (all wrong)
     ms: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
 
 def score_set(directory: Path, games: list[str], first: int | None = None,
               indices: range | None = None, parity: int | None = None,
-              ink_balance: bool = False) -> dict[str, SetTally]:
+              ink_balance: bool = False, camera: str | None = None) -> dict[str, SetTally]:
     """Read every frame of ``directory`` (or each game's ``first`` ones; or those whose
     number ``NAME-<k>`` is in ``indices``, and of ``parity`` 0 even, 1 odd) with a fresh
-    recogniser (``ink_balance``: Recogniser's) and compare with its truth."""
+    recogniser (``ink_balance``: Recogniser's), as ``camera`` (a name of :data:`CAMERAS`)
+    would show it, and compare with its truth."""
     tallies: dict[str, SetTally] = {}
     truths = sorted(directory.glob("*.json"))
     if not truths:
@@ -211,6 +246,8 @@ def score_set(directory: Path, games: list[str], first: int | None = None,
         if image_path is None:
             continue
         image = read_image(image_path)
+        if camera is not None:
+            image = CAMERAS[camera](image)
         t = tallies.setdefault(game, SetTally(game))
         if first is not None and t.frames >= first:
             continue
@@ -238,6 +275,7 @@ def score_set(directory: Path, games: list[str], first: int | None = None,
             t.boards_wrong += 1
             t.cells += len(truth)
             t.wrong += len(truth)
+            t.lost_cells += len(truth)
             t.errors.append(f"{path.stem}: board not found")
             continue
         wrong, doubt, keys, read = _compare(game, truth, reading)
@@ -245,6 +283,7 @@ def score_set(directory: Path, games: list[str], first: int | None = None,
         t.wrong += len(wrong)
         t.flagged += len(wrong & doubt)
         t.boards_wrong += bool(wrong)
+        t.trusted += bool(wrong - doubt) and not reading.hand
         if reading.hand:
             t.false_hands += 1
             t.errors.append(f"{path.stem}: a hand seen where there is none")
@@ -280,26 +319,30 @@ def _compare(game: str, truth: Mapping[str, str],
 
 
 def print_set(directory: Path, games: list[str], verbose: bool, indices: range | None = None,
-              parity: int | None = None, ink_balance: bool = False) -> None:
+              parity: int | None = None, ink_balance: bool = False,
+              camera: str | None = None) -> None:
     tallies = score_set(directory, games, indices=indices, parity=parity,
-                        ink_balance=ink_balance)
+                        ink_balance=ink_balance, camera=camera)
     which = "" if indices is None else f" numbered {indices.start}-{indices.stop - 1}"
     which += "" if parity is None else (" (even)", " (odd)")[parity]
     which += ", ink balance" if ink_balance else ""
+    which += "" if camera is None else f", as a {camera} camera shows them"
     print(f"frames of {directory}{which}, no calibration\n")
-    head = ("| game | frames | per cell | per board | wrong but flagged | not found | "
-            "hand frames skipped | hand frames misread | clean frames taken for a hand | "
-            "ms per frame (median) |")
+    head = ("| game | frames | per cell | per board | wrong but flagged | trusted misreads | "
+            "not found | hand frames skipped | hand frames misread | "
+            "clean frames taken for a hand | ms per frame (median) |")
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     for game in sorted(tallies, key=lambda g: GAMES.index(g) if g in GAMES else 99):
         t = tallies[game]
         cell = 1 - t.wrong / max(t.cells, 1)
         board = 1 - t.boards_wrong / max(t.boards, 1)
-        flagged = f"{t.flagged / t.wrong:.0%}" if t.wrong else "-"
+        read_wrong = t.wrong - t.lost_cells  # a board not found is "not found", not a misread
+        flagged = f"{t.flagged / read_wrong:.0%}" if read_wrong else "-"
         print(f"| {game} | {t.frames} | {cell:.3%} | {board:.1%} ({t.boards - t.boards_wrong}"
-              f"/{t.boards}) | {flagged} | {t.lost} | {t.hand_skipped}/{t.hand_frames} | "
-              f"{t.hand_misread} | {t.false_hands}/{t.boards} | {ms(t.ms, 0.5)} |")
+              f"/{t.boards}) | {flagged} | {t.trusted} | {t.lost} | "
+              f"{t.hand_skipped}/{t.hand_frames} | {t.hand_misread} | "
+              f"{t.false_hands}/{t.boards} | {ms(t.ms, 0.5)} |")
     if verbose:
         for t in tallies.values():
             for line in t.errors:
@@ -361,6 +404,8 @@ def main() -> None:
     parser.add_argument("--numbers", metavar="A:B", help="--set: only frames NAME-<k>, A <= k < B")
     parser.add_argument("--parity", choices=("even", "odd"), help="--set: only even/odd frames")
     parser.add_argument("--idle", action="store_true", help="CPU idle / in play vs decoding")
+    parser.add_argument("--camera", choices=sorted(CAMERAS),
+                        help="--set: the frames as another camera shows them")
     parser.add_argument("--ink-balance", action="store_true",
                         help="--set: white-balance clipped paper by its markers' ink")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every misread")
@@ -378,7 +423,8 @@ def main() -> None:
                 parser.error(f"--numbers {args.numbers!r}: give A:B, e.g. 16:100")
             indices = range(int(low), int(high))
         parity = None if args.parity is None else ("even", "odd").index(args.parity)
-        print_set(args.set, args.games, args.verbose, indices, parity, args.ink_balance)
+        print_set(args.set, args.games, args.verbose, indices, parity, args.ink_balance,
+                  args.camera)
         return
     if args.idle:
         print("| game | idle CPU / decoding alone | in play (a change every 2 s) | "

@@ -27,6 +27,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from bench.vision import SetTally, aligned, score_set
@@ -511,3 +513,24 @@ def test_a_mark_read_on_a_blown_out_face_is_trusted_and_a_blank_one_doubted() ->
     marks = {c for c, t in frame.read.items() if t != "."}
     assert {"b1", "e1", "a2", "b2"} <= marks and not marks & frame.doubted
     assert {"c1", "d1", "e2"} <= frame.doubted  # blank faces blown out: a mark may hide
+
+
+@pytest.mark.parametrize("name", ["draughts-015", "draughts-053", "quinque-006", "quinque-090"])
+def test_a_soft_pictures_board_is_found_where_the_sharp_one_is(name: str) -> None:
+    # A lens a little out of focus (a Gaussian blur of 1.5 px at 960x720, bench/vision.py
+    # --camera soft): the markers (14-20 px, 2-3 px a module) are smeared past the
+    # detector's thresholds; enlarged and sharpened they decode again, and the board is
+    # placed within a pixel or two of where the sharp frame puts it.
+    from tavola.vision.detect import board_homography, find_markers
+    from tavola.vision.geometry import geometry_for
+
+    geometry = geometry_for(name.rsplit("-", 1)[0])
+    sharp = read_image(DATA / f"{name}.jpg")
+    soft = np.asarray(cv2.GaussianBlur(sharp, (0, 0), 1.5), np.uint8)
+    truth, _ = board_homography(geometry, find_markers(sharp, geometry=geometry))
+    found = find_markers(soft, geometry=geometry)
+    assert len(found) >= 3
+    h, _ = board_homography(geometry, found)
+    area = np.array(geometry.area(), np.float64).reshape(-1, 1, 2)
+    apart = cv2.perspectiveTransform(area, h) - cv2.perspectiveTransform(area, truth)
+    assert float(np.abs(apart).max()) < 2.0
