@@ -30,6 +30,7 @@ class ChipReader(Reader):
     }
     SPREAD: ClassVar[tuple[float, float, float]] = (20.0, 9.0, 9.0)
     UNIFORM = 0.87  # the share of a cell's middle a chip's colour covers at least
+    SHARE_DOUBT = 0.1  # below it by less than this, with a chip's colour and lightness: doubted
     NEAR = 4.8  # the largest distance (in spreads) of a chip's colour from its prototype
     FREE = ("a1", "f1", "a7", "f7")
     PALE_CHROMA = 25.0  # a uniform middle this colourful is a chip, however pale ...
@@ -116,6 +117,14 @@ class ChipReader(Reader):
                 confidence[i] = float(np.clip(-evidence, 0, 1))
                 if shape > 0 and not bare:  # a chip's shape of no chip's colour
                     confidence[i] = min(confidence[i], self.UNKNOWN_COLOUR)
+                elif not bare and min(self.LIGHT_SPREAD - spread[i],
+                                      self.NEAR - nearest[i]) > 0:
+                    # A chip's colour and one lightness over the middle, short of covering
+                    # it only just: a webcam's JPEG (colour at half resolution, in blocks)
+                    # frays a chip's colour at its edges (sequence-kids-084 at quality 40:
+                    # 0.85), and a picture's largest blob covers about 0.8 of it.
+                    miss = (self.UNIFORM - share[i]) / self.SHARE_DOUBT
+                    confidence[i] = min(confidence[i], float(np.clip(miss, 0, 1)))
         return tokens, confidence
 
     def _hue(self, colour: Float) -> tuple[list[str], npt.NDArray[np.bool_]]:
