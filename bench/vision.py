@@ -56,7 +56,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,7 +190,7 @@ def _jpeg40(image: Any) -> Any:
 
 
 # How another camera would show a frame (``--camera``): name -> the transform.
-CAMERAS: dict[str, Any] = {
+CAMERAS: dict[str, Callable[[Any], Any]] = {
     "vga": _vga,
     "soft": _soft,
     "jpeg40": _jpeg40,

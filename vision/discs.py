@@ -87,8 +87,9 @@ class DiscReader(Reader):
     RIM_SHOWS: ClassVar[bool] = False  # every man shows OUTLINED (DraughtsReader)
     # Where men show their rim: a bare cell this light (white-balanced; a bare dark square
     # reads 35-65, one under a lamp's veil up to paper's 92) with rings differing by more
-    # than FAINT_RIM is no sure empty square (a bare veiled square's rings differ by 3.0
-    # at most in 4 of the 3D set's 152 clean draughts frames, all as they are).
+    # than FAINT_RIM is no sure empty square (a glossy black man on it may have lost his
+    # bluish rim to a webcam's JPEG). In the 3D set's 152 clean draughts frames 4 empty
+    # squares are so and doubted; none was read otherwise.
     VEILED = 80.0
     FAINT_RIM = 3.0
     UNSURE = 0.3  # the confidence of an empty reading there (below CONFIDENT)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -266,3 +266,38 @@ def test_markers_too_small_to_decode_are_told_apart_by_where_they_lie() -> None:
     assert sorted(found) == [0, 1, 2, 3]
     for m in range(4):
         assert np.abs(found[m] - truth[m]).max() < 1.0
+
+
+def test_a_lost_board_takes_the_costly_soft_looks_only_now_and_then(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The looks at a soft picture (the frame enlarged and sharpened) cost about three times
+    # the search before them: a tracker whose board stays lost (a hand over two corners)
+    # takes them on its first search and then on every SOFT_EVERY-th, and a found board
+    # starts the count again.
+    import tavola.vision.detect as detect
+
+    g = geometry_for("draughts")
+    looks: list[float] = []
+    real = detect._detect
+
+    def counted(grey: Image, scale: float, sharpen: float = 0.0) -> Any:
+        if scale > 1.0 or sharpen:
+            looks.append(scale)
+        return real(grey, scale, sharpen)
+
+    monkeypatch.setattr(detect, "_detect", counted)
+    tracker = BoardTracker(g)
+    empty = np.full((720, 1280, 3), 120, np.uint8)  # no board in view
+    searches = []
+    for _ in range(2 * detect.SOFT_EVERY + 1):
+        before = len(looks)
+        with pytest.raises(MarkersNotFoundError):
+            tracker.update(empty)
+        searches.append(len(looks) > before)
+    assert [k for k, soft in enumerate(searches) if soft] == [0, detect.SOFT_EVERY,
+                                                              2 * detect.SOFT_EVERY]
+    tracker.update(frame(g, camera(g)))  # found: the next loss looks softly at once
+    before = len(looks)
+    with pytest.raises(MarkersNotFoundError):
+        tracker.update(empty)
+    assert len(looks) > before
