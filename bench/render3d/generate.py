@@ -5,7 +5,9 @@ Run: ``.venv/bin/python bench/render3d/generate.py OUT_DIR [--games G ...] [--fr
 
 Each frame ``<game>-<k>.jpg`` (JPEG quality 85) gets ``<game>-<k>.json`` beside it: the
 true position (``cells``, the identity view of RULES.md; draughts kings as ``WK``/``BK``),
-``hand`` (an arm over the board) and the scene's parameters. Frames are deterministic in
+``hand`` (an arm over the board), for Quinque ``origin`` (where the game's coordinates lie
+on the table area: skydiver (x, y) covers the unit square from (ox + x, oy - y - 1), so the
+lattice's phase is the origin modulo 2) and the scene's parameters. Frames are deterministic in
 (game, k): the set regenerates exactly (up to Cycles' own noise).
 
 What is physical here, and what is not:
@@ -88,6 +90,7 @@ class Builder:
         self.cell = CELL_M[game] * self.rng.uniform(0.95, 1.05)
         self.cx, self.cy = self.g.files / 2, self.g.ranks / 2
         self.objects: list[Json] = []
+        self.origin = (0.0, 0.0)  # quinque: where the game's coordinates lie on the area
 
     def world(self, x: float, y: float, z: float = 0.0) -> list[float]:
         """Board coordinates (cells, y down) and a height in cells -> metres."""
@@ -141,6 +144,7 @@ class Builder:
 
     def pieces(self, truth: dict[str, str]) -> None:
         origin = quinque_origin(truth, self.rng) if self.game == "quinque" else (0.0, 0.0)
+        self.origin = origin
         for i, piece in enumerate(look.pieces(self.game, truth, self.rng, origin=origin)):
             self.piece(piece, i)
 
@@ -310,6 +314,8 @@ def build(game: str, k: int, tex_dir: Path, exr: Path) -> tuple[Json, Json]:
     meta = {"game": game, "cells": cells, "hand": hand, "fov": FOV, "kelvin": round(kelvin),
             "camera": {"distance": round(cam["distance"], 3), "tilt": round(cam["tilt"], 1)},
             "light": lights[0]["type"].lower(), "post": post}  # fmt: skip
+    if game == "quinque":  # skydiver (x, y) covers the unit square from (ox + x, oy - y - 1)
+        meta["origin"] = [round(b.origin[0], 4), round(b.origin[1], 4)]
     return scene, meta
 
 
