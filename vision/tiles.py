@@ -4,7 +4,9 @@ The table area is ``QUINQUE_AREA`` skydiver units square (vision.geometry); a ti
 units. Tiles are laid edge to edge, so the whole cluster sits on one lattice of period 2
 whose phase (where a tile's corner falls) is found from the picture: what is not the
 table mat and lies near prints (a lamp's reflection on the mat is light but bare) is
-tile, and the phase that leaves the fewest tile pixels in half-full lattice squares wins.
+tile, and the phase that leaves the fewest tile pixels in half-full lattice squares wins;
+it is then moved to the tiles' edges, and on to where the prints gather (around the
+skydivers' middles) when they clearly say it lies elsewhere.
 Each full lattice square is a tile; each of its skydivers holds a red or an orange
 backpack, or is free, by the colour of its middle (a backpack covers it; a free skydiver
 shows a grey recess there): in Lab, and where a lamp's reflection lights the middle up to
@@ -56,6 +58,11 @@ class QuinqueReader(Reader):
     CORE = 0.15  # radius (units) of a skydiver's middle read: inside a backpack (0.42 wide)
     RED_HUE = (6.0, 42.0)  # degrees in (a, b): red, then orange up to ...
     ORANGE_HUE = 106.0  # ... (beyond: olive and green suits)
+    # A red backpack under a cool lamp that the white balance undoes only in part turns
+    # pink: its hue falls below red's (to -32 degrees), lighter than a free skydiver's grey
+    # recess (lightness 81-93 v 63-80), short of the suits' purple and blue (-35 to -60).
+    # Such a middle read free is doubted (quinque-110, -120, -163).
+    PINK_HUE, PINK_CHROMA, PINK_L, PINKED = -33.0, 7.0, 78.0, 0.3
     MIN_CHROMA = 12.0  # the least chroma of a backpack's middle (a lamp's reflection pales it)
     ORANGE_CHROMA = 27.0  # grey left warm by a clipped paper reads orange up to 26
     YELLOWER, YELLOW_CHROMA = 95.0, 1.5  # more chroma per degree of hue beyond 95
@@ -88,6 +95,12 @@ class QuinqueReader(Reader):
     PRINTED = 4.5  # colour spread (Lab) over a lattice square under which it is no tile
     WHITE = 90.0  # lightness of a tile's face blown out by a lamp's reflection
     EDGE_REACH = 0.4  # units the tiles' edges may move the phase found from coverage
+    # Prints gathered around the skydivers' middles (see _centred): at least this many
+    # pixels, this clearly (the mean resultant of their positions modulo one unit; prints
+    # spread over the whole skydiver say nothing: 0.0-0.1), and the outline's phase off
+    # their middle by more than this (units; the two agree within 0.12 where both are sure)
+    CENTRE_PIXELS, CENTRED, OFF_CENTRE = 40, 0.4, 0.2
+    SEED_PRINTS = 20  # print pixels in a lattice square that show a tile (a backpack: 40)
     CLEAR = 0.85  # share of the lattice's clarity when found under which the cluster has
     # moved (find the lattice again): a tile's face always leaves some holes in the mask
 
@@ -120,18 +133,19 @@ class QuinqueReader(Reader):
     # ------------------------------------------------------------------ reading
     def read(self, tops: Sequence[Float]) -> tuple[Cells, Confidence]:
         image = lab(tops[0])
-        tile = self._tile_mask(image)
+        tile, prints = self._tile_mask(image)
         integral = np.pad(tile.astype(np.float64), ((1, 0), (1, 0))).cumsum(0).cumsum(1)
         moved = (self.phase is None
                  or self._clarity(integral, self.phase) < self.CLEAR * self.clear)
         if moved:  # the first frame, or the cluster was pushed as a whole: search afresh
-            self.phase = self._edges(image[:, :, 0], tile, self._phase(integral))
+            self.phase = self._centred(prints, integral, self._edges(
+                image[:, :, 0], tile, self._phase(integral)))
             self.clear = self._clarity(integral, self.phase)
         assert self.phase is not None
         tiles = self._tiles(integral, self.phase)
         texture = {t: self._texture(image, t) for t in tiles}
         tiles = {t: cover for t, cover in tiles.items() if texture[t] >= self.PRINTED}
-        washed, blind = self._washed(image, tile, tiles)
+        washed, blind = self._washed(image, tile, tiles, self._printed(prints) - set(tiles))
         tiles |= {t: 0.5 for t in washed}  # read, but doubted
         if not tiles:
             return {}, {}
@@ -158,8 +172,9 @@ class QuinqueReader(Reader):
                     cells[name], confidence[name] = "", self.BLIND
         return cells, confidence
 
-    def _tile_mask(self, image: Float) -> npt.NDArray[np.bool_]:
-        """Pixels that are not the mat: the mat is most of the area, dull and dark."""
+    def _tile_mask(self, image: Float) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.uint8]]:
+        """(tile, prints): the pixels that are not the mat (the mat is most of the area,
+        dull and dark), and the tiles' colourful prints among them."""
         sample = image[::4, ::4].reshape(-1, 3)
         mat = np.median(sample[:, 1:], axis=0)
         level = float(np.median(sample[:, 0]))
@@ -183,14 +198,26 @@ class QuinqueReader(Reader):
         colourful = ((chroma > self.PRINT_CHROMA)
                      & (da * da + db * db > self.PRINT_CHROMA ** 2)
                      & (la * la + lb * lb > self.PRINT_STEP ** 2)).astype(np.uint8)
-        prints = cv2.morphologyEx(colourful, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        prints = np.asarray(cv2.morphologyEx(colourful, cv2.MORPH_OPEN,
+                                             np.ones((2, 2), np.uint8)), np.uint8)
         reach = round(self.PRINT_REACH * self.px)
         disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
         mask &= cv2.dilate(prints, disc).astype(bool)
-        return mask
+        return mask, prints
+
+    def _printed(self, prints: npt.NDArray[np.uint8]) -> set[tuple[int, int]]:
+        """The lattice squares holding a print (a backpack's worth of print pixels)."""
+        assert self.phase is not None
+        ys, xs = np.nonzero(prints)
+        n = self.px
+        i = np.floor(((xs + 0.5) / n - self.phase[0]) / 2).astype(int)
+        j = np.floor(((ys + 0.5) / n - self.phase[1]) / 2).astype(int)
+        squares, counts = np.unique(np.stack([i, j], axis=1), axis=0, return_counts=True)
+        return {(int(a), int(b)) for (a, b), c in zip(squares, counts, strict=True)
+                if c >= self.SEED_PRINTS}
 
     def _washed(self, image: Float, tile: npt.NDArray[np.bool_],
-                tiles: Mapping[tuple[int, int], float]
+                tiles: Mapping[tuple[int, int], float], printed: set[tuple[int, int]]
                 ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """(washed, blind): lattice squares beside the tiles found that hold a tile blown
         out by a lamp's reflection: few prints show, but the square is white (or tile) to
@@ -202,7 +229,9 @@ class QuinqueReader(Reader):
         square with tiles on three sides, white to its edges and printed, is a tile
         whatever lies on its fourth (a reflection on the mat there): tiles are laid edge
         to edge, and a reflection on the mat cannot fill a notch to its corners and stop
-        at the tiles' edges."""
+        at the tiles' edges. A square that shows a print (``printed``) and is white to its
+        edges is reached too, tiles found or not: a new game's one tile under an area
+        light's reflection may show nothing but a backpack (quinque-119)."""
         n = self.px
         white = (image[:, :, 0] > self.WHITE) & (np.hypot(image[:, :, 1], image[:, :, 2]) < 8)
         face = white | tile
@@ -216,8 +245,8 @@ class QuinqueReader(Reader):
                 return False
             return float(face[r0 + 2:r0 + 2 * n - 2, c0 + 2:c0 + 2 * n - 2].mean()) > 0.85
 
-        reached: set[tuple[int, int]] = set()
-        frontier = set(tiles)
+        reached = {q for q in printed if whole(*q)}
+        frontier = set(tiles) | reached
         while frontier:
             frontier = {(i + di, j + dj) for i, j in frontier for di, dj in steps} - set(
                 tiles) - reached
@@ -310,6 +339,39 @@ class QuinqueReader(Reader):
             best = int(np.argmax(score))
             moved = (best / n - start + 1) % 2 - 1
             out.append(float((start + moved) % 2) if abs(moved) <= self.EDGE_REACH else start)
+        return out[0], out[1]
+
+    def _centred(self, prints: npt.NDArray[np.uint8], integral: npt.NDArray[np.float64],
+                 phase: Lattice) -> Lattice:
+        """``phase`` moved, on each axis, to where the prints say the skydivers' middles
+        are, when they say it clearly and the tiles' outline disagrees.
+
+        A skydiver's prints (its backpack above all) sit around its middle, half a unit
+        from the lattice's lines, so where prints gather modulo one unit gives the phase
+        modulo one unit. The outline can be pulled by what borders a small cluster on a
+        light mat: a tile's lit side seen at a tilt, its shadow (quinque-177, a third of a
+        unit off: every skydiver read from its neighbour's square). Of the two phases two
+        units apart that agree with the prints, the one whose squares are clearer wins."""
+        ys, xs = np.nonzero(prints)
+        if len(xs) < self.CENTRE_PIXELS:
+            return phase
+        n = self.px
+        out = list(phase)
+        for axis, values in enumerate((xs, ys)):
+            turn = complex(np.exp(2j * np.pi * (values + 0.5) / n).mean())
+            if abs(turn) < self.CENTRED:  # prints spread evenly: they say nothing
+                continue
+            middle = float(np.angle(turn) / (2 * np.pi))  # units, modulo one
+            moved = (middle - 0.5 - phase[axis] + 0.5) % 1 - 0.5
+            if abs(moved) <= self.OFF_CENTRE:
+                continue
+            candidates = [(phase[axis] + moved) % 2, (phase[axis] + moved - np.sign(moved)) % 2]
+            scores = []
+            for value in candidates:
+                trial = list(out)
+                trial[axis] = float(value)
+                scores.append(self._clarity(integral, (trial[0], trial[1])))
+            out[axis] = float(candidates[int(np.argmax(scores))])
         return out[0], out[1]
 
     def _clarity(self, integral: npt.NDArray[np.float64], phase: Lattice) -> float:
@@ -425,7 +487,9 @@ class QuinqueReader(Reader):
             h = float(np.degrees(np.arctan2(m[2], m[1])))
             need = (self.MIN_CHROMA if h < split else self.ORANGE_CHROMA) + (
                 self.YELLOW_CHROMA * max(0.0, h - self.YELLOWER))
-            if not low < h < high:
+            if self.PINK_HUE <= h <= low and c > self.PINK_CHROMA and m[0] > self.PINK_L:
+                out.append((".", self.PINKED))  # a red backpack a cool light turned pink?
+            elif not low < h < high:
                 out.append((".", 1.0))
             elif c > need and share > self.SHARE:
                 edge = min(h - low, abs(h - split), high - h)
