@@ -80,7 +80,7 @@ from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from .base import Game, Outcome, Param, Reason
-from .quinque_geometry import Geometry, components, first_tile_between, neighbours
+from .quinque_geometry import Frame, Geometry, components, first_tile_between, frame_for, neighbours
 from .quinque_moves import (
     BACKPACKS_IN_MASK,
     PASS,
@@ -113,23 +113,6 @@ _PHASES = ("opening", "first", "second")
 
 # The indices of a tile mask's set bits: the skydivers that carry a backpack.
 _BITS_OF_MASK = tuple(tuple(i for i in range(4) if mask >> i & 1) for mask in range(16))
-
-_GEOMETRY: dict[tuple[frozenset[Cell], bool, bool, int], Geometry] = {}
-_GEOMETRY_MAX = 1024  # a few MB at most; most reuse is within a turn or after an undo
-
-
-def _geometry(tiles: Iterable[Cell], pass_over: bool, advanced: bool, size: int) -> Geometry:
-    """The geometry of the cluster ``tiles`` (cached: it is most of move generation), in a
-    game of ``size`` tiles."""
-    key = (frozenset(tiles), pass_over, advanced, size)
-    geo = _GEOMETRY.get(key)
-    if geo is None:
-        geo = Geometry(sorted(key[0]), pass_over, advanced, size)
-        if len(_GEOMETRY) >= _GEOMETRY_MAX:
-            _GEOMETRY.clear()
-        _GEOMETRY[key] = geo
-    return geo
-
 
 # --------------------------------------------------------------------------- the game
 class Quinque(Game[QuinqueMove]):
@@ -193,6 +176,12 @@ class Quinque(Game[QuinqueMove]):
     phase: int
     marked: Cell | None  # the tile marked this turn
     result: Outcome | None
+    # The cluster as the bits of an int in a frame (quinque_geometry), kept up to date by
+    # each action, and its geometry once asked for: the move generator's input, without
+    # sorting or hashing the tiles.
+    frame: Frame
+    occ: int
+    geo: Geometry | None
 
     # ----------------------------------------------------------------- setup
     def _setup(self) -> None:
@@ -202,7 +191,7 @@ class Quinque(Game[QuinqueMove]):
         self._may_pass = o["out_of_backpacks"] == "move_or_pass"
         self._length = o["line_length"]
         self._repetition = o["repetition_draw"]
-        self._shape = (o["pass_over"], o["advanced"], o["tiles"])
+        self._shape = (o["tiles"], o["pass_over"], o["advanced"])
         self.tiles = {(0, 0): 0}
         self.sky = {}
         self.left = [o["backpacks"], o["backpacks"]]
@@ -211,16 +200,25 @@ class Quinque(Game[QuinqueMove]):
         self.phase = _OPENING
         self.marked = None
         self.result = None
+        self._frame_cluster()
+
+    def _frame_cluster(self) -> None:
+        """Put the cluster in the frame that fits it (at the start, after loading a state,
+        and when a tile lands too near the edge of the old one)."""
+        self.frame = frame_for(self.tiles, *self._shape)
+        self.occ = self.frame.occupancy(self.tiles)
+        self.geo = None
 
     def _current_player(self) -> int:
         return self.player
 
     def _snapshot(self) -> Any:  # the default, written out: it runs on every action
         return (dict(self.tiles), dict(self.sky), list(self.left), self.supply, self.player,
-                self.phase, self.marked, self.result)
+                self.phase, self.marked, self.result, self.frame, self.occ, self.geo)
 
     def _restore(self, state: Any) -> None:
-        tiles, sky, left, self.supply, self.player, self.phase, self.marked, self.result = state
+        (tiles, sky, left, self.supply, self.player, self.phase, self.marked, self.result,
+         self.frame, self.occ, self.geo) = state
         self.tiles, self.sky, self.left = dict(tiles), dict(sky), list(left)
 
     def _outcome(self) -> Outcome | None:
@@ -232,16 +230,18 @@ class Quinque(Game[QuinqueMove]):
         tiles = self.tiles
         if self.phase == _OPENING:
             return [m for t in sorted(tiles) for m in free_marks(t, tiles[t])]
-        geo = _geometry(tiles, *self._shape)
+        geo = self.geo
+        if geo is None:
+            geo = self.geo = self.frame.geometry(self.occ)
         out: list[QuinqueMove] = []
         if self.phase == _FIRST and self.left[self.player]:
-            for t in geo.order:
-                out += free_marks(t, tiles[t])
+            for t, marks in geo.marks:
+                out += marks[tiles[t]]
             if self.supply:
                 out += geo.adds
         placing = len(out)
         marked = self.marked
-        if self._shape[1]:  # advanced
+        if self._shape[2]:  # advanced
             count = BACKPACKS_IN_MASK
             for t, every, orth, diag, step in geo.slides:
                 if t != marked:
@@ -251,9 +251,7 @@ class Quinque(Game[QuinqueMove]):
                     elif n > 0:
                         out += step if n == 1 else orth if n == 2 else diag
         else:
-            for t, every, _, _, _ in geo.slides:
-                if t != marked:
-                    out += every
+            out += geo.moves if marked is None else geo.moves_but(marked)
         if self.phase == _SECOND or not out or (self._may_pass and not placing):
             out.append(PASS)
         return out
@@ -261,27 +259,17 @@ class Quinque(Game[QuinqueMove]):
     # ----------------------------------------------------------------- applying
     def _apply(self, move: QuinqueMove) -> None:
         p = self.player
-        if isinstance(move, (Mark, AddTile)):
-            cell = move.cell
-            t = (cell[0] >> 1, cell[1] >> 1)
-            bit = 1 << ((cell[0] & 1) | (cell[1] & 1) << 1)  # skydivers(t).index(cell)
-            if isinstance(move, AddTile):
-                self.tiles[t] = bit
-                self.supply -= 1
-            else:
-                self.tiles[t] |= bit
-            self.sky[cell] = p
-            self.left[p] -= 1
-            self._judge((cell,))
-            if self.phase == _OPENING:
-                self._end_turn(opening=True)
-            else:
-                self.phase = _SECOND
-                self.marked = t
-        elif isinstance(move, TileMove):
+        if type(move) is TileMove:  # the commonest action first
             src, dst = move.src, move.dst
             tiles, sky = self.tiles, self.sky
             mask = tiles[dst] = tiles.pop(src)  # relative to the tile: it travels along
+            inner = self.frame.inner
+            landed = inner.get(dst)
+            self.geo = None
+            if landed is None:
+                self._frame_cluster()
+            else:
+                self.occ ^= inner[src] | landed
             moved = []
             if mask:
                 olds, news = skydivers(src), skydivers(dst)
@@ -289,24 +277,47 @@ class Quinque(Game[QuinqueMove]):
                     new = news[i]
                     sky[new] = sky.pop(olds[i])
                     moved.append(new)
-            self._judge(moved)
+            # Under opponent_line=ignore any action of a player's makes their lines count.
+            if (mask or self._ignore) and self.result is None and len(sky) >= self._length:
+                self._judge(moved)
             if self.phase == _FIRST:
                 self.phase = _SECOND
             else:
                 self._end_turn()
+        elif isinstance(move, (Mark, AddTile)):
+            cell = move.cell
+            t = (cell[0] >> 1, cell[1] >> 1)
+            bit = 1 << ((cell[0] & 1) | (cell[1] & 1) << 1)  # skydivers(t).index(cell)
+            if type(move) is AddTile:
+                self.tiles[t] = bit
+                self.supply -= 1
+                landed = self.frame.inner.get(t)
+                self.geo = None
+                if landed is None:
+                    self._frame_cluster()
+                else:
+                    self.occ |= landed
+            else:
+                self.tiles[t] |= bit
+            self.sky[cell] = p
+            self.left[p] -= 1
+            if self.result is None and len(self.sky) >= self._length:
+                self._judge((cell,))
+            if self.phase == _OPENING:
+                self._end_turn(opening=True)
+            else:
+                self.phase = _SECOND
+                self.marked = t
         else:
-            if self._ignore:
+            if self._ignore and self.result is None and len(self.sky) >= self._length:
                 self._judge(())
             self._end_turn()
         if self._repetition and self.result is None and self._seen(self._position_key()) >= 2:
             self.result = Outcome(None, Reason.THREEFOLD_REPETITION)
 
     def _judge(self, changed: Iterable[Cell]) -> None:
-        """Set the outcome if the action just played (it changed ``changed``) made a line."""
-        if self.result is not None:
-            return
-        if len(self.sky) < self._length:
-            return  # too few backpacks on the table for a line
+        """Set the outcome if the action just played (it changed ``changed``) made a line;
+        called only while the game runs and with at least a line's backpacks on the table."""
         p = self.player
         if self._ignore:
             if any(self._line_through(c, p) for c, q in self.sky.items() if q == p):
@@ -506,6 +517,7 @@ class Quinque(Game[QuinqueMove]):
             raise ValueError(f"phase must be one of {', '.join(_PHASES)}, got {phase!r}")
         self.tiles = tiles
         self.sky = sky
+        self._frame_cluster()
         self.player = int(d.get("player", 0))
         if self.player not in (RED, ORANGE):
             raise ValueError(f"player must be 0 (Red) or 1 (Orange), got {self.player!r}")

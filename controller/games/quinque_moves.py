@@ -102,6 +102,11 @@ def mark(cell: Cell) -> Mark:
 def free_marks(tile: Cell, taken: int) -> tuple[Mark, ...]:
     """The marks of ``tile``'s free skydivers, in (x, y) order, when the mask ``taken`` says
     which carry a backpack (bit i: ``skydivers(tile)[i]``)."""
+    return marks_by_mask(tile)[taken]
+
+
+def marks_by_mask(tile: Cell) -> tuple[tuple[Mark, ...], ...]:
+    """:func:`free_marks` of ``tile`` for each of the 16 masks, in a tuple by mask."""
     table = _FREE_MARKS.get(tile)
     if table is None:
         cells = skydivers(tile)
@@ -109,7 +114,7 @@ def free_marks(tile: Cell, taken: int) -> tuple[Mark, ...]:
             tuple(mark(c) for c in sorted(c for i, c in enumerate(cells) if not m >> i & 1))
             for m in range(16)
         )
-    return table[taken]
+    return table
 
 
 def adds(tile: Cell) -> tuple[AddTile, AddTile, AddTile, AddTile]:
