@@ -74,6 +74,10 @@ class DiscReader(Reader):
     WHITE_STEP: ClassVar[float] = 15.0  # ... when also this much lighter than its cell
     NOT_WHITE = 87.0  # a disc read white but darker than this (a white man in a shadow
     LIGHTER = 5.0  # may be) and not this much lighter than its cell is black
+    # A disc read white, short of paper's white, whose middle's sectors differ by this
+    # much in lightness: a highlight fading across a glossy black top (the 3D set's white
+    # men short of paper's white: none; black men read so: spread 3.6-14)
+    FADE = 5.0
     DARK_STEP: ClassVar[float] = 99.0  # a middle this much darker than its bare cell is black
     BLOWN = 90.0  # a sector of the middle this light (white-balanced) is blown out ...
     CUT = 15.0  # ... and when another is this much darker, a reflection's edge crosses it
@@ -242,6 +246,11 @@ class DiscReader(Reader):
                 # dims the light, not the man's colour); neither is a glossy black top's
                 # highlight fading across it, neutral and bluish: doubted.
                 sure = max(middle[i, 0] - self.NOT_WHITE, middle[i, 2]) / 5
+                if middle[i, 0] < self.NOT_WHITE:
+                    # Short of paper's white, and uneven: a shadow dims a flat white top
+                    # evenly; a lamp's highlight fades across a glossy black one (a warm
+                    # lamp leaves it cream: draughts-186 a1).
+                    sure = min(sure, (self.FADE - (top[i] - low[i])) / 5)
                 confidence[i] = min(float(confidence[i]), float(np.clip(sure, 0, 1)))
         return tokens, confidence, dimmer.astype(np.float64)
 

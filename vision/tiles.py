@@ -62,7 +62,8 @@ class QuinqueReader(Reader):
     # pink: its hue falls below red's (to -32 degrees), lighter than a free skydiver's grey
     # recess (lightness 81-93 v 63-80), short of the suits' purple and blue (-35 to -60).
     # Such a middle read free is doubted (quinque-110, -120, -163).
-    PINK_HUE, PINK_CHROMA, PINK_L, PINKED = -33.0, 7.0, 78.0, 0.3
+    PINK_HUE, PINK_CHROMA, PINK_L, PINKED = -33.0, 6.0, 78.0, 0.3
+    TINT_L, TINT = 97.0, 4.5  # a middle this light keeping this much chroma: see _skydivers
     MIN_CHROMA = 12.0  # the least chroma of a backpack's middle (a lamp's reflection pales it)
     ORANGE_CHROMA = 27.0  # grey left warm by a clipped paper reads orange up to 26
     YELLOWER, YELLOW_CHROMA = 95.0, 1.5  # more chroma per degree of hue beyond 95
@@ -100,6 +101,9 @@ class QuinqueReader(Reader):
     # spread over the whole skydiver say nothing: 0.0-0.1), and the outline's phase off
     # their middle by more than this (units; the two agree within 0.12 where both are sure)
     CENTRE_PIXELS, CENTRED, OFF_CENTRE = 40, 0.4, 0.2
+    # Tile pixels whose best lattice is less clear than this say little; the blown-out
+    # pixels beside them say where the tiles are if their lattice is this much clearer.
+    MURKY, CLEARER = 0.3, 0.3
     SEED_PRINTS = 20  # print pixels in a lattice square that show a tile (a backpack: 40)
     CLEAR = 0.85  # share of the lattice's clarity when found under which the cluster has
     # moved (find the lattice again): a tile's face always leaves some holes in the mask
@@ -138,8 +142,9 @@ class QuinqueReader(Reader):
         moved = (self.phase is None
                  or self._clarity(integral, self.phase) < self.CLEAR * self.clear)
         if moved:  # the first frame, or the cluster was pushed as a whole: search afresh
+            outline, faces = self._outline(image, tile, integral)
             self.phase = self._centred(prints, integral, self._edges(
-                image[:, :, 0], tile, self._phase(integral)))
+                image[:, :, 0], faces, outline))
             self.clear = self._clarity(integral, self.phase)
         assert self.phase is not None
         tiles = self._tiles(integral, self.phase)
@@ -205,6 +210,31 @@ class QuinqueReader(Reader):
         mask &= cv2.dilate(prints, disc).astype(bool)
         return mask, prints
 
+    def _white(self, image: Float) -> npt.NDArray[np.bool_]:
+        """Pixels blown out to white by a lamp's reflection: a tile's face, or the mat."""
+        white: npt.NDArray[np.bool_] = (image[:, :, 0] > self.WHITE) & (
+            np.hypot(image[:, :, 1], image[:, :, 2]) < 8)
+        return white
+
+    def _outline(self, image: Float, tile: npt.NDArray[np.bool_],
+                 integral: npt.NDArray[np.float64]
+                 ) -> tuple[Lattice, npt.NDArray[np.bool_]]:
+        """(phase, faces): the lattice phase the tiles' outline gives (:meth:`_phase`)
+        from the tile pixels, which are the faces; or, where those split no better than
+        noise (``MURKY``: a cluster an area light's reflection blows out shows few prints,
+        so few tile pixels, quinque-190), from the tile and blown-out pixels together, the
+        faces then, if they split clearly better."""
+        phase = self._phase(integral)
+        clarity = self._clarity(integral, phase)
+        if clarity >= self.MURKY:
+            return phase, tile
+        faces = tile | self._white(image)
+        lit = np.pad(faces.astype(np.float64), ((1, 0), (1, 0))).cumsum(0).cumsum(1)
+        other = self._phase(lit)
+        if self._clarity(lit, other) > clarity + self.CLEARER:
+            return other, faces
+        return phase, tile
+
     def _printed(self, prints: npt.NDArray[np.uint8]) -> set[tuple[int, int]]:
         """The lattice squares holding a print (a backpack's worth of print pixels)."""
         assert self.phase is not None
@@ -233,7 +263,7 @@ class QuinqueReader(Reader):
         edges is reached too, tiles found or not: a new game's one tile under an area
         light's reflection may show nothing but a backpack (quinque-119)."""
         n = self.px
-        white = (image[:, :, 0] > self.WHITE) & (np.hypot(image[:, :, 1], image[:, :, 2]) < 8)
+        white = self._white(image)
         face = white | tile
         size = white.shape[0]
         steps = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -460,8 +490,18 @@ class QuinqueReader(Reader):
                          for dy in range(2 * m + 1) for dx in range(2 * m + 1)], axis=0) / faces
         glared = self._glared(lit[:, self._core], faces.astype(np.float64),
                               prints.astype(np.float64))
-        for (index, ab), reading, second in zip(places, readings, glared, strict=True):
-            out[index][ab] = reading if reading[0] != "." or second is None else second
+        # A middle blown out to white that keeps a tint: a grey recess clips neutral
+        # (chroma 3.7 at most on the 3D set), a backpack's top keeps the colour of a channel
+        # the reflection did not clip (quinque-196: 4.9-6.4), however its edges look.
+        lab_middles = np.median(np.stack(middles), axis=1)
+        tinted = (lab_middles[:, 0] >= self.TINT_L) & (
+            np.hypot(lab_middles[:, 1], lab_middles[:, 2]) >= self.TINT)
+        for (index, ab), reading, second, tint in zip(places, readings, glared, tinted,
+                                                      strict=True):
+            token, sure = reading if reading[0] != "." or second is None else second
+            if token == "." and tint:
+                sure = min(sure, self.PINKED)
+            out[index][ab] = (token, sure)
         return out
 
     def _backpacks(self, middles: Float) -> list[tuple[str, float]]:

@@ -1,4 +1,4 @@
-"""Quinque's lattice against the truth of the physically rendered set.
+"""Quinque's lattice (and backpacks the light disguises) on the physically rendered set.
 
 Every Quinque truth file of tests/vision/data3d carries ``origin``: where the renderer
 laid the game's coordinates on the table area (skydiver (x, y) covers the unit square from
@@ -50,13 +50,17 @@ def test_every_quinque_frame_says_where_its_tiles_lie() -> None:
         assert len(origin) == 2 and all(0 <= v <= 16 for v in origin), path.stem
 
 
-@pytest.mark.parametrize("name", ["quinque-029", "quinque-119", "quinque-120"])
+@pytest.mark.parametrize("name", ["quinque-029", "quinque-119", "quinque-120", "quinque-177",
+                                  "quinque-190"])
 def test_the_lattice_lies_where_the_tiles_do(name: str) -> None:
     # quinque-029 (tilted 24 degrees): the coverage alone put the lattice a fifth of a unit
-    # off, the tiles' edges put it right. quinque-120 (two tiles near the area's edge) and
-    # -119 (one tile under an area light's reflection: only a backpack shows): the edges
-    # were pulled a third and half a unit off; the prints, gathered around the skydivers'
-    # middles, say where the lattice lies.
+    # off, the tiles' edges put it right. quinque-120 and -177 (small clusters, one near
+    # the area's edge, one on a light mat seen from 1.2 m) and -119 (one tile under an
+    # area light's reflection: only a backpack shows): the edges were pulled a third and
+    # half a unit off; the prints, gathered around the skydivers' middles, say where the
+    # lattice lies. quinque-190: a cluster of seven tiles an area light blows out shows
+    # few prints (its tile pixels split no better than noise, the lattice was 0.85 unit
+    # off and 17 cells read "no tile", trusted); the blown-out faces place it.
     error = phase_error(name)
     assert error is not None and error < NEAR, (name, error)
 
@@ -89,5 +93,12 @@ def test_a_red_backpack_a_cool_light_turned_pink_is_doubted_not_free() -> None:
     # below red's (to -32 degrees) and it pales: read free and trusted, it made the rules
     # see a move nobody made (quinque-110 and -163: mismatches in bench/referee3d.py).
     for name, cell in (("quinque-110", "0,1"), ("quinque-120", "2,0"),
-                       ("quinque-163", "0,1")):
+                       ("quinque-163", "0,1"), ("quinque-189", "1,0")):
         assert_read_or_doubted(name, (cell,))
+
+
+def test_a_backpack_blown_out_but_for_a_tint_is_doubted_not_free() -> None:
+    # quinque-196: an area light's reflection blows two orange backpacks out to the face's
+    # white but for a faint tint (chroma 6); their darker edges pass for a free
+    # skydiver's printed arms, and they read free, trusted. A grey recess clips neutral.
+    assert_read_or_doubted("quinque-196", ("4,0", "5,0"))
