@@ -35,6 +35,8 @@ from tavola.ai.quixo_lines import evaluate as _quixo
 from tavola.ai.quixo_lines import wins_in_one as _quixo_wins_in_one
 from tavola.games import Game
 from tavola.games.morris import Morris
+from tavola.games.tessere import CONFIGURATIONS as TESSERE_CONFIGURATIONS
+from tavola.games.tessere import MASK as TESSERE_MASK
 
 WIN = 1_000_000  # a won game; minus the plies it takes, so sooner is better
 # How much worse than an even game a Quixo cycle is for the searching side (hundredths of
@@ -207,58 +209,103 @@ _TESSERE_BLOCK = 80
 # The parity of safe placements is read only from this many empty cells on: with the board
 # open it is noise (every turn scored within a few points), which decided early blocks.
 _TESSERE_PARITY_FROM = 15
+_TESSERE_MASK = {t: m for t, m in TESSERE_MASK.items() if t not in ("", "K")}
+_TESSERE_ALL = (1 << 25) - 1
+# Per ``diagonals`` setting, each configuration as a bitboard of its four cells.
+_TESSERE_LINES = {
+    d: tuple(sum(1 << i for i in line) for line in lines)
+    for d, lines in TESSERE_CONFIGURATIONS.items()
+}
 
 
 def _tessere(game: Game[Any]) -> int:
-    me = game.current_player
-    board = game.view()
-    supply = game.off_board()  # type: ignore[attr-defined]
-    masks = {_colour_mask(t) for t, n in supply.items() if n and t != "K"}
-    available = carried_twice = 0  # colours some checker left carries; two or more carry
-    for bit in (1, 2, 4, 8):
-        carried = sum(n for t, n in supply.items() if t != "K" and _colour_mask(t) & bit)
-        available |= bit if carried else 0
-        carried_twice |= bit if carried >= 2 else 0
-    danger: dict[str, int] = {}  # empty cell -> colours the two placed of a line share
-    for config in game.configurations:  # type: ignore[attr-defined]
-        shared = 15
-        placed = 0
-        empty: list[str] = []
-        for c in config:
-            t = board[c]
-            if not t:
-                empty.append(c)
-                continue
-            if t == "K":
-                shared = 0
-                break
-            placed += 1
-            shared &= _colour_mask(t)
+    """The race for safe placements, read on bitboards (cell i is bit i; one board of the
+    cells whose checker carries each colour): about six times as fast as reading the view
+    cell by cell, the same scores (``tests/ai/test_evaluation.py`` checks both agree)."""
+    g: Any = game
+    me = g.to_move
+    lines = _TESSERE_LINES[g.options["diagonals"]]
+    occupied = blocked = 0
+    colour = [0, 0, 0, 0]
+    bit = 1
+    for token in g.board:
+        if token:
+            if token == "K":
+                blocked |= bit
+            else:
+                occupied |= bit
+                mask = _TESSERE_MASK[token]
+                if mask & 1:
+                    colour[0] |= bit
+                if mask & 2:
+                    colour[1] |= bit
+                if mask & 4:
+                    colour[2] |= bit
+                if mask & 8:
+                    colour[3] |= bit
+        bit <<= 1
+    carried = [0, 0, 0, 0]
+    masks = []  # the colour sets of the checkers left, once each
+    for token, n in g.supply.items():
+        if n:
+            mask = _TESSERE_MASK[token]
+            masks.append(mask)
+            for c in range(4):
+                if mask >> c & 1:
+                    carried[c] += n
+    available = twice = 0  # colours some checker left carries; two or more carry
+    for c in range(4):
+        if carried[c]:
+            available |= 1 << c
+            if carried[c] >= 2:
+                twice |= 1 << c
+    r, y, gr, b = colour
+    danger = [0, 0, 0, 0]  # per colour, the empty cells where a checker carrying it is unsafe
+    for line in lines:
+        if line & blocked:
+            continue
+        on = line & occupied
+        if on & (on - 1) == 0:  # at most one checker: nothing shared yet
+            continue
+        shared = ((on & r == on) | (on & y == on) << 1 | (on & gr == on) << 2
+                  | (on & b == on) << 3)
         if not shared:
             continue
-        if placed == 3 and shared & available:
-            return 5000  # the player to move completes it now
-        if placed == 2:
-            for c in empty:
-                danger[c] = danger.get(c, 0) | shared
+        count = on.bit_count()
+        if count == 3:
+            if shared & available:
+                return 5000  # the player to move completes it now
+        elif count == 2:
+            free = line & ~on
+            for c in range(4):
+                if shared >> c & 1:
+                    danger[c] |= free
+    empty = _TESSERE_ALL & ~(occupied | blocked)
     # A checker on a cell is unsafe when it shares one of those colours with the two and
     # another checker left carries that colour (the one that completes the line).
-    empties = [c for c, t in board.items() if not t]
-    safe = sum(1 for c in empties
-               if any(not m & danger.get(c, 0) & carried_twice for m in masks))
-    mine, theirs = game.block_cell(me), game.block_cell(1 - me)  # type: ignore[attr-defined]
-    if not safe and masks and mine is not None:
+    safe_cells = 0
+    for mask in set(masks):
+        unsafe = 0
+        risky = mask & twice
+        for c in range(4):
+            if risky >> c & 1:
+                unsafe |= danger[c]
+        safe_cells |= empty & ~unsafe
+    safe = safe_cells.bit_count()
+    mine, theirs = g.block_at[me] >= 0, g.block_at[1 - me] >= 0  # placed
+    if not safe and masks and mine:
         return -3000  # every placement left to the player to move hands over a line
-    held = (mine is None) + (theirs is None)
+    held = (not mine) + (not theirs)
     score = 0
-    if theirs is not None and mine is None:
+    if theirs and not mine:
         score += _TESSERE_BLOCK  # the player to move holds the last block: a full board
-    elif mine is not None and theirs is None:
+    elif mine and not theirs:
         score -= _TESSERE_BLOCK
     # Who makes the last safe placement: the player to move when the count is odd.
     weight = 0
-    if len(empties) <= _TESSERE_PARITY_FROM:
-        weight = _TESSERE_PARITY * (25 - len(empties)) // 25
+    empties = empty.bit_count()
+    if empties <= _TESSERE_PARITY_FROM:
+        weight = _TESSERE_PARITY * (25 - empties) // 25
     score += weight if (safe + held) % 2 else -weight
     return score
 

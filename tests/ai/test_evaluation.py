@@ -15,6 +15,74 @@ def test_tessere_a_line_the_mover_completes_is_near_won() -> None:
     assert evaluate(game) >= 5000
 
 
+def _tessere_by_view(game: Game[Any]) -> int:
+    """The tessere evaluation as it was first written, cell by cell from the public view
+    (``view()``, ``off_board()``, ``block_cell()``): the reference the bitboard one must
+    match score for score."""
+
+    def mask(token: str) -> int:
+        return sum(1 << "RYGB".index(c) for c in token if c in "RYGB")
+
+    g: Any = game
+    me = game.current_player
+    board = game.view()
+    supply = g.off_board()
+    masks = {mask(t) for t, n in supply.items() if n and t != "K"}
+    available = carried_twice = 0
+    for bit in (1, 2, 4, 8):
+        carried = sum(n for t, n in supply.items() if t != "K" and mask(t) & bit)
+        available |= bit if carried else 0
+        carried_twice |= bit if carried >= 2 else 0
+    danger: dict[str, int] = {}
+    for config in g.configurations:
+        shared, placed, empty = 15, 0, []
+        for c in config:
+            t = board[c]
+            if not t:
+                empty.append(c)
+                continue
+            if t == "K":
+                shared = 0
+                break
+            placed += 1
+            shared &= mask(t)
+        if not shared:
+            continue
+        if placed == 3 and shared & available:
+            return 5000
+        if placed == 2:
+            for c in empty:
+                danger[c] = danger.get(c, 0) | shared
+    empties = [c for c, t in board.items() if not t]
+    safe = sum(1 for c in empties if any(not m & danger.get(c, 0) & carried_twice for m in masks))
+    mine, theirs = g.block_cell(me), g.block_cell(1 - me)
+    if not safe and masks and mine is not None:
+        return -3000
+    held = (mine is None) + (theirs is None)
+    score = 80 if theirs is not None and mine is None else -80 if mine is not None and (
+        theirs is None) else 0
+    weight = 90 * (25 - len(empties)) // 25 if len(empties) <= 15 else 0
+    return score + (weight if (safe + held) % 2 else -weight)
+
+
+def test_tessere_bitboard_evaluation_scores_as_the_view_did() -> None:
+    """The evaluation reads bitboards for speed (strongest's budget counts on it); every
+    position of random games, under each ``diagonals`` setting, scores as before."""
+    checked = 0
+    for diagonals in ("long", "short", "all"):
+        rng = random.Random(diagonals)
+        for _ in range(25):
+            game = new_game("tessere", diagonals=diagonals)
+            if rng.random() < 0.5:
+                game.apply("K@" + rng.choice("abcde") + rng.choice("12345"))
+            while game.outcome() is None:
+                assert evaluate(game) == _tessere_by_view(game), game
+                checked += 1
+                moves = game.legal_moves()
+                game.apply(moves[rng.randrange(len(moves))])
+    assert checked > 1000
+
+
 def test_tessere_no_safe_placement_left_means_every_placement_hands_over_a_line() -> None:
     """Wherever the evaluation finds no safe placement (and the mover's block is down),
     every legal placement lets the opponent complete a configuration at once."""
