@@ -11,6 +11,7 @@ from tavola.ai import (
     TESSERE_SOLVE_EMPTIES,
     TESSERE_SOLVER_NODES_PER_NODE,
     TESSERE_SOLVER_SHARE,
+    TESSERE_STRONGEST_NODES,
     analyse,
 )
 from tavola.ai.tessere_endgame import solve
@@ -126,7 +127,7 @@ def test_strongest_plays_a_proved_win_and_counts_the_solver_nodes() -> None:
 
 
 def test_strongest_proves_a_win_as_soon_as_it_solves_within_its_budget() -> None:
-    nodes = LEVELS["strongest"].nodes
+    nodes = LEVELS["strongest"].nodes_for("tessere")
     solver_nodes = int(nodes * TESSERE_SOLVER_SHARE) * TESSERE_SOLVER_NODES_PER_NODE
     for seed in range(40):
         game = _position(seed, empties=TESSERE_SOLVE_EMPTIES)
@@ -138,6 +139,27 @@ def test_strongest_proves_a_win_as_soon_as_it_solves_within_its_budget() -> None
             assert result.nodes <= nodes
             return
     pytest.fail("no position proved won among the samples")
+
+
+def test_strongest_has_tessere_s_own_budget() -> None:
+    strongest = LEVELS["strongest"]
+    assert strongest.nodes_for("tessere") == TESSERE_STRONGEST_NODES > strongest.nodes
+    assert strongest.nodes_for("morris") == strongest.nodes
+    result = analyse(new_game("tessere"), "strongest")  # the opening: the budget runs out
+    assert strongest.nodes < result.nodes <= TESSERE_STRONGEST_NODES + 64
+
+
+def test_strongest_wins_a_twelve_cell_endgame_the_old_budget_lost() -> None:
+    """12 empty cells, won for the player to move: the proof takes about 15 000 solver
+    nodes. Half of the old 12 000-node budget did not find it, and the search then played
+    B@c1, which loses; half of tessere's budget now proves B@d4."""
+    game = _position(193, empties=12)
+    assert solve(game, 6_000).wins is None
+    result = analyse(game, "strongest")
+    assert result.ranked[0].wins
+    (move,) = result.ranked[0].turn
+    game.apply(move)
+    assert game.outcome() is None and solve(game, 1_000_000).wins is False
 
 
 def _hands_over_a_line(game: Tessere, move: TessereMove) -> bool:
