@@ -78,6 +78,7 @@ class DiscReader(Reader):
     # much in lightness: a highlight fading across a glossy black top (the 3D set's white
     # men short of paper's white: none; black men read so: spread 3.6-14)
     FADE = 5.0
+    PAPER_BARE = 85.0  # a bare cell this light is veiled as white as paper (see _colours)
     DARK_STEP: ClassVar[float] = 99.0  # a middle this much darker than its bare cell is black
     BLOWN = 90.0  # a sector of the middle this light (white-balanced) is blown out ...
     CUT = 15.0  # ... and when another is this much darker, a reflection's edge crosses it
@@ -251,6 +252,11 @@ class DiscReader(Reader):
                     # evenly; a lamp's highlight fades across a glossy black one (a warm
                     # lamp leaves it cream: draughts-186 a1).
                     sure = min(sure, (self.FADE - (top[i] - low[i])) / 5)
+                if bare[i, 0] > self.PAPER_BARE:
+                    # On wood a lamp's veil lights as white as paper, a glossy black top
+                    # mirrors the veil as white as a white man: a white man stands out
+                    # only by being lighter still (morris-216 g4: 0.8 lighter, black).
+                    sure = min(sure, (middle[i, 0] - bare[i, 0]) / self.LIGHTER)
                 confidence[i] = min(float(confidence[i]), float(np.clip(sure, 0, 1)))
         return tokens, confidence, dimmer.astype(np.float64)
 

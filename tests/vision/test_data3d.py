@@ -20,7 +20,9 @@ anything (then looked at: draughts-166, quinque-162 and -163 fixed); frames 167-
 its end, read unseen by its final code (every wrong cell doubted, in every game).
 Frames 177-196 were rendered at the start of the round of 25 Nov and looked at while it
 changed the reader (quinque-177, -189, -190, -196 and draughts-186 fixed: see the tests
-that name them).
+that name them); frames 197-206 and 207-216 were rendered during it and each read unseen
+once (197-206 by the code with those fixes; 207-216 by that code too, then looked at:
+morris-216 fixed, tessere-215 and draughts-208 not).
 
 The quick test reads the first frames of each game; the whole set is ``slow``.
 """
@@ -72,12 +74,17 @@ LOST: dict[str, int] = {}
 # both sides of it; quixo-122 (a skin-coloured arm, lit from above, barely darker than
 # the reddish wood, on the rim a Quixo board keeps far out for its tall cubes) and
 # quixo-143 (read unseen in frames 127-146) hide the seams of a patch of cubes.
-HAND_MISREAD: dict[str, int] = {}
+# Frames 207-216 (rendered in the round of 25 Nov and read unseen by its code) add
+# tessere-215: a skin-coloured arm, lit from above, across the rim where it is the wood's
+# colour (a step of 7.2), over cells a lamp's reflection blows out: a4 and a5 read empty.
+# Quixo's seam test does not carry over to tessere's printed lines (tried: it fired on
+# 140 of 169 clean frames).
+HAND_MISREAD: dict[str, int] = {"tessere": 1}
 # Hands not seen in a single picture: none. draughts-067 (a pale hand under a brown
 # sleeve), morris-082 (a dark brown hand) and sequence-kids-107 (a brown arm over a
 # corner), once missed, cross the rim as a dark stretch with wood on both sides; quixo-122,
 # -137 and -143, once missed, hide the seams between the cubes under them.
-HAND_MISSED: set[str] = set()
+HAND_MISSED: set[str] = {"tessere-215"}
 # Frames without a hand taken for one (skipped: a board lost): a large reflection on the
 # rim whose light is tinted, not white, after a white balance on paper at the sensor's
 # ceiling (morris-052: bluish over a whole side; quinque-089: pinkish on the mat).
@@ -91,7 +98,8 @@ HAND_MISSED: set[str] = set()
 # morris-183 and sequence-kids-182: rim steps of 10.1-12.3, where 13 frames with a hand
 # show nothing else (10.3-14.6): the single picture cannot tell them apart. In play the
 # still rim becomes the reference after RIM_ADOPT frames.
-FALSE_HANDS = {"morris": 2, "draughts": 2, "quixo": 3, "tessere": 1, "sequence-kids": 3,
+# Frames 207-216 add draughts-207 (a step of 16.8 at a reflection's edge on the rim).
+FALSE_HANDS = {"morris": 2, "draughts": 3, "quixo": 3, "tessere": 1, "sequence-kids": 3,
                "quinque": 1}
 
 
@@ -582,4 +590,12 @@ def test_a_black_mans_highlight_short_of_paper_white_is_no_sure_white_man() -> N
     assert frame.read["a1"] == "B" or "a1" in frame.doubted
     assert {c for c, t in frame.truth["cells"].items() if t[:1] == "W"} - frame.doubted <= {
         c for c, t in frame.read.items() if t == "W"}  # the white men still read white
+
+
+def test_a_black_man_mirroring_a_veil_as_white_as_paper_is_no_sure_white_man() -> None:
+    # morris-216 g4: a lamp's veil lights the point as white as paper (L 94.6), and a
+    # glossy black top mirrors it (95.4, neutral): read white, trusted. On so light a
+    # cell a white man shows only by being lighter still.
+    frame = read_3d("morris-216")
+    assert frame.read["g4"] == "B" or "g4" in frame.doubted
 
