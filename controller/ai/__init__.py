@@ -91,9 +91,10 @@ LEVELS: dict[str, Level] = {
     # contempt: without it strongest shuffled the same Quixo pushes against greedy to the
     # 400-ply cap (8-32-0 over 40 games; with it 40-0-0). Not for the levels with slack:
     # beginner read the contempt as a real deficit and picked a weak push within it.
-    # Tessere's nodes cost a quarter of what they did before its evaluation read bitboards
-    # (12 000 of them took as long as 48 000 now), so it keeps the time and takes the nodes:
-    # 32-0-3 against greedy instead of 29-0-6 (docs/ai.md, "Tessere endgames").
+    # Tessere's nodes cost about a quarter of what they did before its evaluation read
+    # bitboards (48 000 now take 11 % more CPU than 12 000 did), so it keeps about the time
+    # and takes the nodes: 32-0-3 against greedy instead of 29-0-6 (docs/ai.md, "Tessere
+    # endgames").
     "strongest": Level("strongest", nodes=12000, max_depth=64, endgames=True, contempt=True,
                        game_nodes=(("tessere", TESSERE_STRONGEST_NODES),)),
 }
