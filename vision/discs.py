@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from .detect import Image, Matrix, lifted
 from .light import Float
-from .pieces import Bool, Prototypes, Reader, cell_median
+from .pieces import Bool, Prototypes, Reader, Rim, cell_median
 
 __all__ = ["DiscReader", "DraughtsReader", "MorrisReader"]
 
@@ -114,12 +114,7 @@ class DiscReader(Reader):
         self._sectors = b.sectors(0.05, 0.25, 8)
         # Just inside and just outside a man's rim (radius 0.4, placed within 0.05 of the
         # point), in sixteen directions.
-        rings = b.sectors(0.2, 0.28, 16) + b.sectors(0.46, 0.5, 16)
-        label = np.full(b.r.shape, len(rings))  # the last label: in neither ring
-        for k, mask in enumerate(rings):
-            label[mask] = k
-        self._ring_label = label.ravel()
-        self._ring_size = np.bincount(self._ring_label, minlength=len(rings) + 1)
+        self._rim_rings = Rim(b, (0.2, 0.28), (0.46, 0.5))
         self.kings = self.game == "draughts"
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
@@ -166,7 +161,7 @@ class DiscReader(Reader):
         white = np.minimum(middle[:, 0] - self.WHITE, middle[:, 0] - bare[:, 0] - self.WHITE_STEP)
         sectors = np.stack([np.median(blocks[:, m, 0], axis=1) for m in self._sectors], axis=1)
         top, low = sectors.max(axis=1), sectors.min(axis=1)
-        outline, bluer_rim = self._outline(blocks)
+        outline, bluer_rim = self._rim_rings.steps(blocks)
         # (A man's outline all around the middle is no reflection's edge across it.)
         cut = np.minimum.reduce([top - self.BLOWN, top - low - self.CUT,
                                  bare[:, 0] + self.CUT_BARE - low, self.EDGE - outline])
@@ -259,25 +254,6 @@ class DiscReader(Reader):
                     sure = min(sure, (middle[i, 0] - bare[i, 0]) / self.LIGHTER)
                 confidence[i] = min(float(confidence[i]), float(np.clip(sure, 0, 1)))
         return tokens, confidence, dimmer.astype(np.float64)
-
-    def _outline(self, blocks: Float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-        """How clearly each cell shows a man's outline: the colour step (Lab distance) from
-        just inside a man's rim to just outside it that holds in three directions of four.
-        A flat blob of light or a shadow steps in some directions only; lines through a
-        point cross both rings alike. Also how much bluer (b) the inside is than the
-        outside in three directions of four."""
-        # Each sector's mean colour, all at once (a man's top and the wood are even).
-        n, size = len(blocks), len(self._ring_size)
-        index = (np.arange(n)[:, None] * size + self._ring_label[None]).ravel()
-        pixels = blocks.reshape(-1, 3)
-        means = np.stack([np.bincount(index, pixels[:, c], n * size).reshape(n, size)
-                          for c in range(3)], axis=2) / self._ring_size[None, :, None]
-        inside, outside = np.split(means[:, :-1], 2, axis=1)
-        step = np.linalg.norm(inside - outside, axis=2)
-        outline: npt.NDArray[np.float64] = np.percentile(step, 25, axis=1).astype(np.float64)
-        bluer: npt.NDArray[np.float64] = np.percentile(
-            outside[..., 2] - inside[..., 2], 25, axis=1).astype(np.float64)
-        return outline, bluer
 
     def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
         blocks = self.cut(tops)[0]

@@ -148,6 +148,39 @@ class Blocks:
         return [ring & (k == i) for i in range(n)]
 
 
+class Rim:
+    """Just inside and just outside a round piece's rim, in ``n`` directions: how clearly
+    each cell shows a piece's outline. A disc steps in colour across its rim in (nearly)
+    every direction; a flat blob of light, a shadow, the lines through a point or a
+    picture's blob step in some directions only."""
+
+    def __init__(self, blocks: Blocks, inside: tuple[float, float],
+                 outside: tuple[float, float], n: int = 16) -> None:
+        rings = blocks.sectors(*inside, n) + blocks.sectors(*outside, n)
+        label = np.full(blocks.r.shape, len(rings))  # the last label: in neither ring
+        for k, mask in enumerate(rings):
+            label[mask] = k
+        self._label = label.ravel()
+        self._size = np.bincount(self._label, minlength=len(rings) + 1)
+
+    def steps(self, blocks: Float) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """(outline, bluer) per cell of Lab ``blocks``: the colour step (Lab distance)
+        from just inside to just outside that holds in three directions of four, and how
+        much bluer (b) the inside is than the outside in three directions of four."""
+        # Each sector's mean colour, all at once (a piece's top and the board are even).
+        n, size = len(blocks), len(self._size)
+        index = (np.arange(n)[:, None] * size + self._label[None]).ravel()
+        pixels = blocks.reshape(-1, 3)
+        means = np.stack([np.bincount(index, pixels[:, c], n * size).reshape(n, size)
+                          for c in range(3)], axis=2) / self._size[None, :, None]
+        inside, outside = np.split(means[:, :-1], 2, axis=1)
+        step = np.linalg.norm(inside - outside, axis=2)
+        outline: npt.NDArray[np.float64] = np.percentile(step, 25, axis=1).astype(np.float64)
+        bluer: npt.NDArray[np.float64] = np.percentile(
+            outside[..., 2] - inside[..., 2], 25, axis=1).astype(np.float64)
+        return outline, bluer
+
+
 CEILING = 93.0  # lightness (white-balanced: paper reads 92) of a spot blown out
 
 

@@ -599,3 +599,20 @@ def test_a_black_man_mirroring_a_veil_as_white_as_paper_is_no_sure_white_man() -
     frame = read_3d("morris-216")
     assert frame.read["g4"] == "B" or "g4" in frame.doubted
 
+
+@pytest.mark.parametrize(("name", "cell", "camera"), [
+    ("sequence-kids-189", "d3", "soft"), ("sequence-kids-118", "e4", "soft"),
+    ("sequence-kids-189", "d3", "vga"), ("sequence-kids-212", "d3", "jpeg40")])
+def test_a_pictures_blob_evened_out_to_a_chips_colour_is_no_sure_chip(
+        name: str, cell: str, camera: str) -> None:
+    # Out of focus, shrunk or in a webcam's JPEG, a picture's blob reads as one colour of
+    # a chip's over the whole middle, a chip trusted where none is. A chip is a disc: its
+    # rim steps in colour in every direction; the blob's edge does not follow it.
+    from bench.vision import CAMERAS
+
+    meta = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+    assert not meta["cells"].get(cell)
+    image = CAMERAS[camera](read_image(DATA / f"{name}.jpg"))
+    reading = Recogniser("sequence-kids", fov=float(meta["fov"])).read(image)
+    assert reading.cells[cell] == "" or cell in reading.uncertain
+
