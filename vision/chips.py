@@ -63,7 +63,7 @@ class ChipReader(Reader):
         b = self.blocks
         self._parts = [b.ring(0.0, 0.09), *b.sectors(0.1, 0.25, 8)]
         self._middle = b.ring(0.0, 0.25)
-        self._rim = Rim(b, (0.22, 0.3), (0.44, 0.5))
+        self._outline_rings = Rim(b, (0.22, 0.3), (0.44, 0.5))
 
     def features(self, blocks: Float) -> Float:
         """(cells, 9 parts, Lab): the centre and eight sectors of a ring."""
@@ -101,7 +101,7 @@ class ChipReader(Reader):
         # The share above compares colour only: a picture's dark and light blobs of one
         # hue (navy and sky blue) pass it, but not this.
         spread = np.ptp(parts[:, :, 0], axis=1)
-        outline = self._rim.steps(blocks)[0]
+        outline = self._outline_rings.steps(blocks)[0]
         tokens: list[str] = []
         confidence = np.ones(len(blocks))
         for i, cell in enumerate(self.cells):

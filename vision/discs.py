@@ -114,7 +114,7 @@ class DiscReader(Reader):
         self._sectors = b.sectors(0.05, 0.25, 8)
         # Just inside and just outside a man's rim (radius 0.4, placed within 0.05 of the
         # point), in sixteen directions.
-        self._rim_rings = Rim(b, (0.2, 0.28), (0.46, 0.5))
+        self._outline_rings = Rim(b, (0.2, 0.28), (0.46, 0.5))
         self.kings = self.game == "draughts"
 
     def features(self, blocks: Float) -> npt.NDArray[np.float64]:
@@ -161,7 +161,7 @@ class DiscReader(Reader):
         white = np.minimum(middle[:, 0] - self.WHITE, middle[:, 0] - bare[:, 0] - self.WHITE_STEP)
         sectors = np.stack([np.median(blocks[:, m, 0], axis=1) for m in self._sectors], axis=1)
         top, low = sectors.max(axis=1), sectors.min(axis=1)
-        outline, bluer_rim = self._rim_rings.steps(blocks)
+        outline, bluer_rim = self._outline_rings.steps(blocks)
         # (A man's outline all around the middle is no reflection's edge across it.)
         cut = np.minimum.reduce([top - self.BLOWN, top - low - self.CUT,
                                  bare[:, 0] + self.CUT_BARE - low, self.EDGE - outline])

@@ -61,9 +61,10 @@ class QuinqueReader(Reader):
     # A red backpack under a cool lamp that the white balance undoes only in part turns
     # pink: its hue falls below red's (to -32 degrees), lighter than a free skydiver's grey
     # recess (lightness 81-93 v 63-80), short of the suits' purple and blue (-35 to -60).
-    # Such a middle read free is doubted (quinque-110, -120, -163).
-    PINK_HUE, PINK_CHROMA, PINK_L, PINKED = -33.0, 6.0, 78.0, 0.3
+    # Such a middle read free is doubted (quinque-110, -120, -163, -189).
+    PINK_HUE, PINK_CHROMA, PINK_L = -33.0, 6.0, 78.0
     TINT_L, TINT = 97.0, 4.5  # a middle this light keeping this much chroma: see _skydivers
+    DISGUISED = 0.3  # the confidence of "free" for those two: a backpack the light disguised
     MIN_CHROMA = 12.0  # the least chroma of a backpack's middle (a lamp's reflection pales it)
     ORANGE_CHROMA = 27.0  # grey left warm by a clipped paper reads orange up to 26
     YELLOWER, YELLOW_CHROMA = 95.0, 1.5  # more chroma per degree of hue beyond 95
@@ -477,7 +478,9 @@ class QuinqueReader(Reader):
                     wide.append(padded[r0:r0 + n + 2 * m, c0:c0 + n + 2 * m])
         if not middles:
             return out
-        readings = self._backpacks(np.stack(middles))
+        stacked = np.stack(middles)
+        medians = np.median(stacked, axis=1)  # each middle's colour (Lab)
+        readings = self._backpacks(stacked, medians)
         lit = _linear(np.stack(squares))
         top = lit.max(axis=3)
         # The face's white: the square's lightest part (the prints are darker).
@@ -493,20 +496,19 @@ class QuinqueReader(Reader):
         # A middle blown out to white that keeps a tint: a grey recess clips neutral
         # (chroma 3.7 at most on the 3D set), a backpack's top keeps the colour of a channel
         # the reflection did not clip (quinque-196: 4.9-6.4), however its edges look.
-        lab_middles = np.median(np.stack(middles), axis=1)
-        tinted = (lab_middles[:, 0] >= self.TINT_L) & (
-            np.hypot(lab_middles[:, 1], lab_middles[:, 2]) >= self.TINT)
+        tinted = (medians[:, 0] >= self.TINT_L) & (
+            np.hypot(medians[:, 1], medians[:, 2]) >= self.TINT)
         for (index, ab), reading, second, tint in zip(places, readings, glared, tinted,
                                                       strict=True):
             token, sure = reading if reading[0] != "." or second is None else second
             if token == "." and tint:
-                sure = min(sure, self.PINKED)
+                sure = min(sure, self.DISGUISED)
             out[index][ab] = (token, sure)
         return out
 
-    def _backpacks(self, middles: Float) -> list[tuple[str, float]]:
+    def _backpacks(self, middles: Float, medians: Float) -> list[tuple[str, float]]:
         """(token, confidence) of each skydiver from the Lab pixels of its middle
-        (skydivers, pixels, 3).
+        (skydivers, pixels, 3) and their medians (skydivers, 3).
 
         A backpack covers the middle whole with one colour; a free skydiver shows its
         grey recess there, and at most a little of its suit (thin lines). So: the median
@@ -520,7 +522,6 @@ class QuinqueReader(Reader):
         chroma = np.hypot(middles[..., 1], middles[..., 2])
         hue = np.degrees(np.arctan2(middles[..., 2], middles[..., 1]))
         shares = ((chroma > self.LIKE_CHROMA) & (hue > low) & (hue < high)).mean(axis=1)
-        medians = np.median(middles, axis=1)
         out = []
         for m, share in zip(medians.tolist(), shares.tolist(), strict=True):
             c = float(np.hypot(m[1], m[2]))
@@ -528,7 +529,7 @@ class QuinqueReader(Reader):
             need = (self.MIN_CHROMA if h < split else self.ORANGE_CHROMA) + (
                 self.YELLOW_CHROMA * max(0.0, h - self.YELLOWER))
             if self.PINK_HUE <= h <= low and c > self.PINK_CHROMA and m[0] > self.PINK_L:
-                out.append((".", self.PINKED))  # a red backpack a cool light turned pink?
+                out.append((".", self.DISGUISED))  # a red backpack a cool light turned pink?
             elif not low < h < high:
                 out.append((".", 1.0))
             elif c > need and share > self.SHARE:
