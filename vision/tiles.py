@@ -526,7 +526,10 @@ class QuinqueReader(Reader):
         for m, share in zip(medians.tolist(), shares.tolist(), strict=True):
             c = float(np.hypot(m[1], m[2]))
             h = float(np.degrees(np.arctan2(m[2], m[1])))
-            need = (self.MIN_CHROMA if h < split else self.ORANGE_CHROMA) + (
+            # The calibrated split tells red from orange; it never lowers the chroma a
+            # warm grey needs to pass for a backpack (the default split bounds it).
+            reddish = h < min(split, self.RED_HUE[1])
+            need = (self.MIN_CHROMA if reddish else self.ORANGE_CHROMA) + (
                 self.YELLOW_CHROMA * max(0.0, h - self.YELLOWER))
             if self.PINK_HUE <= h <= low and c > self.PINK_CHROMA and m[0] > self.PINK_L:
                 out.append((".", self.DISGUISED))  # a red backpack a cool light turned pink?

@@ -70,6 +70,22 @@ def test_an_orange_clipped_to_yellow_keeps_its_excess_and_is_read() -> None:
     assert read is not None and read[0] == "O"
 
 
+def test_a_calibrated_hue_split_does_not_let_a_warm_grey_pass_for_red() -> None:
+    # A set calibrated in warm light puts its red/orange split at 46.5 degrees, above the
+    # default 42. A free skydiver's recess left warm (hue 44, chroma 15) is a grey: read
+    # free. The split once also lowered the chroma that hue needs to a red's (12), and the
+    # grey was read red (the calibration round trip on the flat renderer).
+    grey = np.tile(np.array([60.0, 15 * np.cos(np.radians(44)), 15 * np.sin(np.radians(44))],
+                            np.float64), (16, 1))
+    red = np.tile(np.array([50.0, 40 * np.cos(np.radians(44)), 40 * np.sin(np.radians(44))],
+                           np.float64), (16, 1))
+    reader = QuinqueReader()
+    reader.load({"split": 46.5})
+    middles = np.stack([grey, red])
+    read = reader._backpacks(middles, np.median(middles, axis=1))
+    assert read[0][0] == "." and read[1][0] == "R"
+
+
 def test_quinque_backpacks_paled_by_a_reflection_are_read() -> None:
     # quinque-019 and 034: area lights' reflections pale orange backpacks to a light
     # yellow-orange and red ones to pink (little chroma in Lab): their excess in linear
