@@ -293,7 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "reading a picture")
     vsub = p.add_subparsers(dest="vision_command", required=True)
     v = vsub.add_parser("markers", help="write the printable ArUco marker sheet")
-    v.add_argument("--cell-mm", type=float, default=40.0, help="the board's cell size in mm")
+    v.add_argument("--cell-mm", type=float, default=40.0,
+                   help="the board's cell size in mm (Quinque: a skydiver, half a tile's side)")
     v.add_argument("--game", help="label the sheet for this game's board")
     v.add_argument("-o", "--output", default="markers.svg", help="an .svg or .pdf file")
     v = vsub.add_parser("calibrate", help="learn the pieces' colours from one picture of a "

@@ -395,9 +395,10 @@ def _border(canvas: Canvas, g: BoardGeometry, width: float, colour: BGR) -> None
 
 def _markers(canvas: Canvas, g: BoardGeometry) -> None:
     ppc = canvas.ppc
+    paper = PAPER * g.marker_unit
     for marker_id in range(4):
         (mx0, my0), _, (mx1, my1), _ = g.marker(marker_id)
-        canvas.rect(mx0 - PAPER, my0 - PAPER, mx1 + PAPER, my1 + PAPER, PAPER_WHITE)
+        canvas.rect(mx0 - paper, my0 - paper, mx1 + paper, my1 + paper, PAPER_WHITE)
         bits = marker_bits(marker_id)
         side = (mx1 - mx0) * ppc
         c0, r0 = round((mx0 - canvas.x0) * ppc), round((my0 - canvas.y0) * ppc)

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from .geometry import MARKER_IDS, MARKER_SIDE, BoardGeometry
+from .geometry import MARKER_IDS, BoardGeometry
 
 Image = npt.NDArray[np.uint8]
 Matrix = npt.NDArray[np.float64]
@@ -280,7 +280,7 @@ def _search(image: Image, homography: Matrix, geometry: BoardGeometry,
     of the modules' middles with the pattern, over the modules in the frame (at least
     half of them)."""
     (x0, y0), *_ = geometry.marker(marker)
-    module, k = MARKER_SIDE / MODULES, _PATCH_MODULE
+    module, k = geometry.marker_side / MODULES, _PATCH_MODULE
     n, margin = MODULES + 2 * _QUIET_MODULES, SEARCH_REACH + _QUIET_MODULES
     start = (x0 - margin * module, y0 - margin * module)
     inverse = homography @ warp_matrix(k / module, *start)
@@ -347,7 +347,7 @@ def _by_layout(image: Image, grey: Image, geometry: BoardGeometry,
                      key=_perimeter, reverse=True)[:LAYOUT_SQUARES]
     board = np.array([np.mean(geometry.marker(m), axis=0) for m in MARKER_IDS], np.float64)
     # A marker's side over the mean distance between neighbouring markers' middles.
-    expected = MARKER_SIDE / float(np.linalg.norm(board - np.roll(board, 1, axis=0),
+    expected = geometry.marker_side / float(np.linalg.norm(board - np.roll(board, 1, axis=0),
                                                   axis=1).mean())
     best: tuple[float, dict[int, Corners]] = (0.0, {})
     for extra in itertools.combinations(squares, len(MARKER_IDS) - len(fixed)):
@@ -581,7 +581,7 @@ def _marker_patch(
 ) -> Image:
     """The marker and a ring of its quiet zone, :data:`_PATCH_MODULE` pixels per module."""
     (x0, y0), *_ = geometry.marker(marker)
-    module = MARKER_SIDE / MODULES
+    module = geometry.marker_side / MODULES
     start = (x0 - _QUIET_MODULES * module, y0 - _QUIET_MODULES * module)
     inverse = homography @ warp_matrix(_PATCH_MODULE / module, *start)
     side = (MODULES + 2 * _QUIET_MODULES) * _PATCH_MODULE
@@ -635,7 +635,7 @@ def _module_centres(geometry: BoardGeometry, marker: int) -> npt.NDArray[np.floa
     """Board coordinates of the middle of each module of :func:`_marker_patch`, in the
     order of :func:`_modules`."""
     (x0, y0), *_ = geometry.marker(marker)
-    module = MARKER_SIDE / MODULES
+    module = geometry.marker_side / MODULES
     n = MODULES + 2 * _QUIET_MODULES
     steps = (np.arange(n) - _QUIET_MODULES + 0.5) * module
     xs, ys = np.meshgrid(x0 + steps, y0 + steps)

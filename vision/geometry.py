@@ -9,7 +9,9 @@ centre is ``(0.5, ranks - 0.5)``.
 Markers (ArUco 4x4_50, ids 0-3) sit diagonally off the area's corners: id 0 top-left, 1
 top-right, 2 bottom-right, 3 bottom-left (a1's corner). Each is a square of side
 ``MARKER_SIDE`` (0.8 cell, black border included) whose nearest corner is ``QUIET`` (0.25
-cell) outside the area on both axes. Markers are upright: their own top edge faces the top
+cell) outside the area on both axes. Quinque's unit is a skydiver, half a tile, and BOARD.md
+sizes its markers in tiles: its ``marker_unit`` is 2 cells, so its markers are 1.6 units a
+side, 0.5 unit off the area. Markers are upright: their own top edge faces the top
 of the board. Corner order everywhere is OpenCV's: top-left, top-right, bottom-right,
 bottom-left.
 
@@ -40,6 +42,17 @@ class BoardGeometry:
     files: int
     ranks: int
     cells: tuple[str, ...]  # the cell names the game uses, a subset of the grid
+    marker_unit: float = 1.0  # cells in the unit the markers are sized in (Quinque: a tile)
+
+    @property
+    def marker_side(self) -> float:
+        """A marker's side in cells, black border included."""
+        return MARKER_SIDE * self.marker_unit
+
+    @property
+    def quiet(self) -> float:
+        """The gap between the area's corner and its marker's nearest corner, in cells."""
+        return QUIET * self.marker_unit
 
     def position(self, cell: str) -> tuple[int, int]:
         """(file index, rank index), both 0-based, of a cell name such as ``c5``."""
@@ -66,20 +79,20 @@ class BoardGeometry:
     def marker(self, marker_id: int) -> Quad:
         """Corners of marker ``marker_id``, in OpenCV's order (top-left first, clockwise)."""
         w, h = float(self.files), float(self.ranks)
-        near = QUIET
-        far = QUIET + MARKER_SIDE
+        near = self.quiet
+        far = self.quiet + self.marker_side
         x0, y0 = {
             0: (-far, -far),
             1: (w + near, -far),
             2: (w + near, h + near),
             3: (-far, h + near),
         }[marker_id]
-        x1, y1 = x0 + MARKER_SIDE, y0 + MARKER_SIDE
+        x1, y1 = x0 + self.marker_side, y0 + self.marker_side
         return ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
 
     def extent(self, margin: float = 0.5) -> tuple[float, float, float, float]:
         """(x0, y0, x1, y1) covering the area, the markers and ``margin`` cells around."""
-        far = QUIET + MARKER_SIDE + margin
+        far = self.quiet + self.marker_side + margin
         return -far, -far, self.files + far, self.ranks + far
 
 
@@ -91,6 +104,7 @@ def _grid(name: str, files: int, ranks: int) -> BoardGeometry:
 # Quinque has no board: its "area" is the marked table region, in skydiver units (a tile
 # is 2x2); tiles lie anywhere inside it and the recogniser finds them (no fixed grid).
 QUINQUE_AREA = 16
+QUINQUE_TILE = 2  # a tile's side in skydivers
 
 GEOMETRIES: dict[str, BoardGeometry] = {
     "morris": BoardGeometry("morris", 7, 7, tuple(MORRIS_POINTS)),
@@ -105,7 +119,7 @@ GEOMETRIES: dict[str, BoardGeometry] = {
     "quixo": _grid("quixo", 5, 5),
     "tessere": _grid("tessere", 5, 5),
     "sequence-kids": _grid("sequence-kids", 6, 7),
-    "quinque": BoardGeometry("quinque", QUINQUE_AREA, QUINQUE_AREA, ()),
+    "quinque": BoardGeometry("quinque", QUINQUE_AREA, QUINQUE_AREA, (), QUINQUE_TILE),
 }
 
 

@@ -22,11 +22,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tavola.vision.geometry import MARKER_IDS, MARKER_SIDE, QUIET, geometry_for
+from tavola.vision.geometry import MARKER_IDS, BoardGeometry, geometry_for
 
 DICTIONARY = cv2.aruco.DICT_4X4_50
 MODULES = 6  # 4x4 data bits plus a one-bit black border on each side
-PAPER = 0.2  # cells of white paper kept around each marker (inside the 0.25-cell quiet zone)
+PAPER = 0.2  # marker units of white paper kept around each marker (inside the quiet zone)
 SCALE_BAR_MM = 50.0
 
 _CORNER_NAMES = {0: "top left", 1: "top right", 2: "bottom right", 3: "bottom left"}
@@ -76,15 +76,15 @@ def marker_sheet(cell_mm: float = 40.0, game: str | None = None) -> Sheet:
 
     Each marker has a white paper margin of ``PAPER`` cell and a thin grey cut line around
     it; glue it so that the marker's inner corner is ``QUIET`` cell (0.25 cell) from the
-    playing area's corner on both axes (BOARD.md).
+    playing area's corner on both axes (BOARD.md). Quinque's cell is a skydiver and its
+    markers are sized in tiles (``BoardGeometry.marker_unit``): 0.8 tile a side.
     """
     if not 5.0 <= cell_mm <= 200.0:
         raise ValueError(f"cell size {cell_mm} mm is out of range; give 5 to 200 mm")
-    if game is not None:
-        geometry_for(game)  # a ValueError naming the known games
-    side = MARKER_SIDE * cell_mm
+    g = geometry_for(game) if game is not None else BoardGeometry("board", 8, 8, ())
+    side = g.marker_side * cell_mm
     module = side / MODULES
-    paper = PAPER * cell_mm
+    paper = PAPER * g.marker_unit * cell_mm
     slot = side + 2 * paper
     margin, label_h, gap = 15.0, 14.0, 10.0
     pitch = max(slot + gap, 90.0)  # room for the labels
@@ -92,14 +92,23 @@ def marker_sheet(cell_mm: float = 40.0, game: str | None = None) -> Sheet:
     rows_top = margin + 22.0
     height = max(297.0, rows_top + 2 * (slot + label_h + gap) + 40.0)
     title = f"tavola camera markers (ArUco 4x4_50), cell {_fmt(cell_mm)} mm"
-    if game is not None:
+    if game == "quinque":
+        tile = _fmt(g.marker_unit * cell_mm)
+        title = (f"tavola camera markers (ArUco 4x4_50), quinque: skydiver {_fmt(cell_mm)} mm, "
+                 f"tile {tile} mm")
+    elif game is not None:
         title += f", {game}"
     items: list[tuple[str, str, float, float, float, float | str]] = [
         ("text", "", margin, margin + 4, 5.0, title),
         ("text", "", margin, margin + 11, 3.2,
          f"Print at 100 % (actual size). Marker side {_fmt(side)} mm; its inner corner sits "
-         f"{_fmt(QUIET * cell_mm)} mm from the playing area's corner on both axes."),
+         f"{_fmt(g.quiet * cell_mm)} mm from the playing area's corner on both axes."),
     ]  # fmt: skip
+    if game == "quinque":  # no board: the markers mark out the table area the tiles lie in
+        items.append(("text", "", margin, margin + 16, 3.2,
+                      f"Quinque's playing area is a square of {g.files // 2} x {g.ranks // 2} "
+                      f"tiles ({_fmt(g.files * cell_mm)} mm a side) on the table; keep the tiles "
+                      f"inside it."))  # fmt: skip
     for i, marker_id in enumerate(MARKER_IDS):
         group = f"marker-{marker_id}"
         x0 = margin + (i % 2) * pitch

@@ -82,6 +82,11 @@ class QuinqueReader(Reader):
     # ... unless prints show within a backpack's footprint (half-width 0.21) around the
     # middle: its lightest tenth below LIT of the face's white (see _glared)
     FOOTPRINT = (0.1, 0.2)
+    # ... and with a footprint lit this close to the face's white all round, whatever
+    # tint the middle keeps: a lamp's own cast the white balance leaves (cool lamps:
+    # an excess of 0.075-0.11, not a backpack's hue) tints a blown backpack's top and a
+    # blown recess alike (quinque-120, -158, -196, -213 read free and trusted)
+    BLOWN_AROUND = 0.96
     # ... wherever the backpack stands within this of the middle the lattice puts (units):
     # tiles and backpacks are placed by hand (a twentieth of a unit each, and turned), and
     # at a tilt its top (0.23 high) is seen beside where the plane read (0.15) puts it.
@@ -151,8 +156,10 @@ class QuinqueReader(Reader):
         tiles = self._tiles(integral, self.phase)
         texture = {t: self._texture(image, t) for t in tiles}
         tiles = {t: cover for t, cover in tiles.items() if texture[t] >= self.PRINTED}
-        washed, blind = self._washed(image, tile, tiles, self._printed(prints) - set(tiles))
+        printed = self._printed(prints) - set(tiles)
+        washed, blind = self._washed(image, tile, tiles, printed)
         tiles |= {t: 0.5 for t in washed}  # read, but doubted
+        tiles |= {t: 0.5 for t in self._pale(image, tiles, printed)}
         if not tiles:
             return {}, {}
         seen = self._skydivers(image, tops[0], list(tiles))
@@ -181,17 +188,11 @@ class QuinqueReader(Reader):
     def _tile_mask(self, image: Float) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.uint8]]:
         """(tile, prints): the pixels that are not the mat (the mat is most of the area,
         dull and dark), and the tiles' colourful prints among them."""
+        mask = self._unlike_mat(image)
         sample = image[::4, ::4].reshape(-1, 3)
         mat = np.median(sample[:, 1:], axis=0)
-        level = float(np.median(sample[:, 0]))
         da = image[:, :, 1] - np.float32(mat[0])
         db = image[:, :, 2] - np.float32(mat[1])
-        # A tile's face is white card, as light as the markers' paper where the light is
-        # even: lighter than the mat by a step, or by half the way up to the paper's white
-        # on a light mat (a bright mat leaves less than the step).
-        light = min(level + self.MAT_STEP, (level + PAPER_L) / 2)
-        mask: npt.NDArray[np.bool_] = (da * da + db * db > self.MAT_CHROMA ** 2) | (
-            image[:, :, 0] > light)
         # A lamp's reflection on the mat is light too, but bare: a tile carries prints
         # (its skydivers' suits, heads and backpacks), colourful and unlike the mat. Keep
         # what lies near prints. A reflection may carry the lamp's tint (the paper's white
@@ -210,6 +211,22 @@ class QuinqueReader(Reader):
         disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
         mask &= cv2.dilate(prints, disc).astype(bool)
         return mask, prints
+
+    def _unlike_mat(self, image: Float) -> npt.NDArray[np.bool_]:
+        """The pixels that are not the mat (the mat is most of the area, dull and dark): a
+        tile's face, a lamp's reflection, anything on the mat."""
+        sample = image[::4, ::4].reshape(-1, 3)
+        mat = np.median(sample[:, 1:], axis=0)
+        level = float(np.median(sample[:, 0]))
+        da = image[:, :, 1] - np.float32(mat[0])
+        db = image[:, :, 2] - np.float32(mat[1])
+        # A tile's face is white card, as light as the markers' paper where the light is
+        # even: lighter than the mat by a step, or by half the way up to the paper's white
+        # on a light mat (a bright mat leaves less than the step).
+        light = min(level + self.MAT_STEP, (level + PAPER_L) / 2)
+        unlike: npt.NDArray[np.bool_] = (da * da + db * db > self.MAT_CHROMA ** 2) | (
+            image[:, :, 0] > light)
+        return unlike
 
     def _white(self, image: Float) -> npt.NDArray[np.bool_]:
         """Pixels blown out to white by a lamp's reflection: a tile's face, or the mat."""
@@ -293,10 +310,41 @@ class QuinqueReader(Reader):
                 return sorted(kept), sorted(whitened - kept)
             reached = kept
 
+    def _pale(self, image: Float, tiles: Mapping[tuple[int, int], float],
+              printed: set[tuple[int, int]]) -> set[tuple[int, int]]:
+        """Lattice squares beside the tiles that hold a tile whose suits print too pale to
+        gate its face (:meth:`_tile_mask` keeps the face only near prints): printed (a
+        backpack's worth), unlike the mat to its edges, the mat around it bare, and
+        coloured like a tile's face (``PRINTED``). Seen from 1.2 m a tile of light blue and
+        green suits keeps only its backpack's print, so only a corner of its face
+        (quinque-076)."""
+        n = self.px
+        unlike = self._unlike_mat(image)
+        size = unlike.shape[0]
+        steps = ((1, 0), (-1, 0), (0, 1), (0, -1))
+        found: set[tuple[int, int]] = set()
+        while True:
+            inside = set(tiles) | found
+            beside = {(i + di, j + dj) for i, j in inside for di, dj in steps}
+            new = set()
+            for q in (beside & printed) - inside:
+                x0, y0 = self._square(*q)
+                c0, r0 = round(x0 * n), round(y0 * n)
+                if c0 < 0 or r0 < 0 or c0 + 2 * n > size or r0 + 2 * n > size:
+                    continue
+                face = float(unlike[r0 + 2:r0 + 2 * n - 2, c0 + 2:c0 + 2 * n - 2].mean())
+                if (face > 0.85 and self._texture(image, q) >= self.PRINTED
+                        and self._bare_around(unlike, q, inside | {q})):
+                    new.add(q)
+            if not new:
+                return found
+            found |= new
+
     def _bare_around(self, white: npt.NDArray[np.bool_], index: tuple[int, int],
                      inside: set[tuple[int, int]]) -> bool:
         """Whether the bands of mat just outside square ``index`` (toward the squares not
-        ``inside``) are not white; False if it has no such band."""
+        ``inside``) are mostly not in ``white`` (blown out, or whatever mask is given);
+        False if it has no such band."""
         n = self.px
         i, j = index
         x0, y0 = self._square(i, j)
@@ -590,7 +638,8 @@ class QuinqueReader(Reader):
                 edge = min(h - low, abs(h - split) * 2, high - h)
                 sure = min((e - need) / 0.1, edge / 8, (share - self.SHARE) / 0.2)
                 out.append(("R" if h < split else "O", float(np.clip(sure, 0, 1))))
-            elif level > self.BLOWN and e < self.NEED_RED / 2 and prints[k] > self.LIT:
+            elif level > self.BLOWN and prints[k] > self.LIT and (
+                    e < self.NEED_RED / 2 or prints[k] > self.BLOWN_AROUND):
                 out.append((".", 0.2))  # blown out to the footprint's edges
             elif low < h < high:  # between a suit and a paled backpack: doubted from
                 # no excess to a third of what a backpack needs (olive suits reach a

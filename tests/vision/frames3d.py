@@ -4,6 +4,7 @@ lattice is found up to a shift), and the cells the reader doubts."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,9 +12,11 @@ from typing import Any
 
 from bench.vision import as_truth
 from tavola.vision.classify import Reading, Recogniser
+from tavola.vision.detect import BoardTracker
 from tavola.vision.source import read_image
 
 DATA = Path(__file__).parent / "data3d"
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,19 @@ def read_3d(name: str) -> Frame3D:
     truth = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
     reading = Recogniser(truth["game"], fov=float(truth["fov"])).read(
         read_image(DATA / f"{name}.jpg"))
+    read, doubted = as_truth(truth["game"], truth["cells"], reading)
+    return Frame3D(truth, reading, read, frozenset(doubted))
+
+
+def read_small_markers(name: str) -> Frame3D:
+    """Read ``name`` (``quinque-044``) as rendered when Quinque's markers were 0.8 skydiver
+    (``tests/vision/fixtures/<name>-small-markers``): frames that showed a case the
+    re-rendered set no longer does, read with the geometry they were drawn with."""
+    truth = json.loads((FIXTURES / f"{name}-small-markers.json").read_text(encoding="utf-8"))
+    recogniser = Recogniser(truth["game"], fov=float(truth["fov"]))
+    recogniser.geometry = dataclasses.replace(recogniser.geometry, marker_unit=1.0)
+    recogniser.tracker = BoardTracker(recogniser.geometry)
+    reading = recogniser.read(read_image(FIXTURES / f"{name}-small-markers.jpg"))
     read, doubted = as_truth(truth["game"], truth["cells"], reading)
     return Frame3D(truth, reading, read, frozenset(doubted))
 

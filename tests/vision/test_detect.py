@@ -51,7 +51,7 @@ def camera(geometry: BoardGeometry, *, tilt: float = 0.0, turn: float = 0.0,
            shift: tuple[float, float] = (0.0, 0.0)) -> npt.NDArray[np.float64]:
     """A board -> pixel homography of a pinhole camera over the board's middle, looking down
     at ``tilt`` degrees from vertical, the board turned by ``turn``, 1280x720."""
-    span = max(geometry.files, geometry.ranks) + 2.1
+    span = max(geometry.files, geometry.ranks) + 2 * (geometry.quiet + geometry.marker_side)
     distance = 3.0 * span  # cells: a normal lens at a normal height
     focal = 720 * 0.75 * distance / span
     t, a = np.radians(tilt), np.radians(turn)
@@ -229,7 +229,8 @@ def test_markers_cut_by_the_frames_edge_still_place_the_board() -> None:
 
 def test_markers_cut_by_the_edge_are_searched_for_where_two_small_ones_predict_them() -> (
         None):
-    # Quinque's markers are small (24 px here): two of them, diagonally opposite and
+    # Small markers (43 px here; Quinque's were 24 px before they were sized in tiles): two,
+    # diagonally opposite and
     # measured a fraction of a pixel off (blur, noise), put the other two 6-18 px from
     # where they are (quinque-119, -124 of the 3D set), too far for the corner refinement;
     # the part of each in the frame is searched for around the prediction.

@@ -26,6 +26,17 @@ def test_markers_sit_diagonally_off_each_corner_with_the_quiet_zone() -> None:
         assert x1 - x0 == pytest.approx(MARKER_SIDE) and y2 - y0 == pytest.approx(MARKER_SIDE)
 
 
+def test_quinques_markers_are_sized_in_tiles() -> None:
+    """BOARD.md: the table area's markers are at least 0.8 tile (a tile is 2x2 skydivers,
+    the geometry's unit), set a quarter tile off the area's corners."""
+    g = geometry_for("quinque")
+    assert g.marker_side == pytest.approx(1.6) and g.quiet == pytest.approx(0.5)
+    assert g.marker(2)[0] == (16.5, 16.5)
+    (x0, _), (x1, _), _, _ = g.marker(0)
+    assert x0 == pytest.approx(-2.1) and x1 == pytest.approx(-0.5)
+    assert g.extent(0.0)[0] == pytest.approx(-2.1)
+
+
 @pytest.mark.parametrize("game", ["morris", "draughts", "quixo", "tessere", "sequence-kids"])
 def test_every_cell_a_game_reports_is_on_its_board(game: str) -> None:
     g = geometry_for(game)

@@ -65,6 +65,21 @@ def test_the_scale_bar_is_50_mm_and_labels_name_the_corners() -> None:
     assert re.search(r"10 mm from the playing area", text)  # the quiet zone, 0.25 cell
 
 
+def test_the_quinque_sheet_sizes_its_markers_in_tiles() -> None:
+    """Quinque's cell is a skydiver; its markers are 0.8 tile, so 32 mm at 20 mm skydivers."""
+    svg = marker_sheet_svg(cell_mm=20.0, game="quinque")
+    image, _ = _rasterise(svg, 6.0)
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    corners, ids, _ = cv2.aruco.ArucoDetector(dictionary).detectMarkers(image)
+    assert ids is not None and sorted(ids.ravel().tolist()) == [0, 1, 2, 3]
+    for quad in corners:
+        assert np.linalg.norm(quad[0][1] - quad[0][0]) / 6.0 == pytest.approx(32.0, abs=0.5)
+    root = ET.fromstring(svg)
+    text = " ".join(t.text or "" for t in root.iter(f"{SVG}text"))
+    assert "skydiver 20 mm, tile 40 mm" in text and "10 mm from the playing area" in text
+    assert "a square of 8 x 8 tiles (320 mm a side)" in text
+
+
 def test_marker_bits_are_opencvs() -> None:
     dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
     for marker_id in range(4):

@@ -12,7 +12,7 @@ from bench.vision import aligned
 from tavola.vision.classify import Recogniser
 from tavola.vision.source import read_image
 from tavola.vision.tiles import QuinqueReader, _linear
-from tests.vision.frames3d import assert_read_or_doubted, read_3d
+from tests.vision.frames3d import assert_read_or_doubted, read_small_markers
 
 DATA = Path(__file__).parent / "data3d"
 ORANGE, RED, RECESS = (25.0, 125.0, 245.0), (40.0, 35.0, 190.0), (185.0, 190.0, 190.0)  # BGR
@@ -41,6 +41,20 @@ def test_a_reflection_that_pales_a_backpack_leaves_its_excess_in_linear_light() 
     # clipped only the grey recess, and a backpack's top there would be blown to its edges.
     suits = reader._glared(middles[3:4], np.full(1, FACE), np.full(1, 0.3))[0]
     assert suits is None or suits[1] > 0.5
+
+
+def test_a_middle_blown_out_under_a_cool_lamp_with_its_footprint_lit_all_round_is_doubted(
+) -> None:
+    # A cool lamp leaves its own cast on what it blows out (the white balance undoes it in
+    # part): a blown middle's channels step by 0.08 of the face's white towards blue, no
+    # backpack's hue, on a red backpack's top (quinque-213 0,-3) as on a grey recess.
+    # With the footprint around it lit to 0.97 of the face's white (no suit printed
+    # there), it may be a backpack's top blown to its edges: doubted, not trusted free.
+    cool = np.tile(np.array([FACE, FACE * 0.97, FACE * 0.92], np.float32), (16, 1))
+    read = QuinqueReader()._glared(np.stack([cool, cool]), np.full(2, FACE),
+                                   np.array([0.97, 0.93]))
+    assert read[0] == (".", 0.2)
+    assert read[1] is None  # suits print around it: a free skydiver's recess, for Lab
 
 
 def test_a_middle_under_a_reflection_with_a_faint_yellow_tint_is_doubted() -> None:
@@ -76,9 +90,9 @@ def test_a_calibrated_hue_split_does_not_let_a_warm_grey_pass_for_red() -> None:
     # free. The split once also lowered the chroma that hue needs to a red's (12), and the
     # grey was read red (the calibration round trip on the flat renderer).
     grey = np.tile(np.array([60.0, 15 * np.cos(np.radians(44)), 15 * np.sin(np.radians(44))],
-                            np.float64), (16, 1))
+                            np.float32), (16, 1))
     red = np.tile(np.array([50.0, 40 * np.cos(np.radians(44)), 40 * np.sin(np.radians(44))],
-                           np.float64), (16, 1))
+                           np.float32), (16, 1))
     reader = QuinqueReader()
     reader.load({"split": 46.5})
     middles = np.stack([grey, red])
@@ -140,9 +154,18 @@ def test_quinque_a_blown_tile_in_a_notch_of_the_cluster_is_a_tile_and_doubted() 
     # quinque-044: a point light's round reflection on the mat touches a tile that it
     # blows out, in a notch of the cluster (tiles on three sides). The white on the mat
     # beside it does not make it a reflection: it is read, and its skydivers doubted.
-    frame = read_3d("quinque-044")
+    frame = read_small_markers("quinque-044")  # the re-rendered frame shows no notch
     assert set(frame.read) == set(frame.truth["cells"])
     assert {"0,2", "0,3", "1,2", "1,3"} <= frame.doubted
+
+
+def test_a_tile_whose_suits_print_too_pale_to_gate_its_face_is_found() -> None:
+    # quinque-076, seen from 1.17 m: the leftmost tile's light blue and green suits blur to
+    # the chroma of the mat's own tint, so only its red backpack prints and less than half
+    # its face is kept as tile. It was dropped, and its four skydivers read as no tile and
+    # trusted. Printed, unlike the mat to its edges and with bare mat around it: a tile.
+    frame = assert_read_or_doubted("quinque-076", ("-6,1",))
+    assert {"-5,0", "-5,1", "-6,0", "-6,1"} <= set(frame.read)
 
 
 def test_a_lamps_tinted_reflection_on_the_mat_is_no_tile() -> None:
