@@ -73,7 +73,11 @@ class QuinqueReader(Reader):
     # Under a reflection (see _glared), in linear light: opponent hue in degrees (red 26.6,
     # orange 37.8, a clipped orange up to 95, yellow 90) ...
     GLARE_HUE = (5.0, 100.0, 35.5)  # ... of a backpack: from, to, and red below orange
-    # (a warm cast the white balance leaves moves a paled red up to 34)
+    # (a warm cast the white balance leaves moves a paled red up to 34; a cool one moves it
+    # below 5, pink, as in Lab): a lit middle of too little excess for a backpack is
+    # doubted rather than read free down to this hue (quinque-123's red at 3; on the set,
+    # 3 reds and 4 free skydivers lie lit between -10 and 5, 24 free ones below -10)
+    GLARE_PINK = -10.0
     LIT = 0.9  # a middle this light against its face's white is under a reflection
     # Below it, a middle with a backpack's excess at the hue of an orange no channel clips
     # (short of the olive suits', 65-90) is a veiled backpack or a warm-cast recess:
@@ -641,7 +645,7 @@ class QuinqueReader(Reader):
             elif level > self.BLOWN and prints[k] > self.LIT and (
                     e < self.NEED_RED / 2 or prints[k] > self.BLOWN_AROUND):
                 out.append((".", 0.2))  # blown out to the footprint's edges
-            elif low < h < high:  # between a suit and a paled backpack: doubted from
+            elif self.GLARE_PINK < h < high:  # between a suit and a paled backpack: doubted from
                 # no excess to a third of what a backpack needs (olive suits reach a
                 # yellow's need; a clipped orange keeps as little tint as a free
                 # skydiver's middle under the same reflection, a sixth of its need)

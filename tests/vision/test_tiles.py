@@ -57,6 +57,18 @@ def test_a_middle_blown_out_under_a_cool_lamp_with_its_footprint_lit_all_round_i
     assert read[1] is None  # suits print around it: a free skydiver's recess, for Lab
 
 
+def test_a_lit_middle_with_a_faint_pink_tint_is_doubted() -> None:
+    # quinque-123 0,-5: a red backpack's top lit to 0.93 of the face's white under a cool
+    # lamp keeps an excess of a third of a red's need at a pink hue (3 degrees, below a
+    # red's 26.6): read free and trusted, a referee mismatch. Doubted now; a cooler tint
+    # (a free skydiver's recess under a bluish cast, -40) is still Lab's to read.
+    pink = np.tile(np.array([FACE * 0.91, FACE * 0.89, FACE * 0.935], np.float32), (16, 1))
+    blue = np.tile(np.array([FACE * 0.935, FACE * 0.90, FACE * 0.91], np.float32), (16, 1))
+    read = QuinqueReader()._glared(np.stack([pink, blue]), np.full(2, FACE), np.full(2, 0.8))
+    assert read[0] is not None and read[0][0] == "." and read[0][1] < 0.5
+    assert read[1] is None
+
+
 def test_a_middle_under_a_reflection_with_a_faint_yellow_tint_is_doubted() -> None:
     # A reflection that clips an orange backpack's red and green leaves it a faint yellow,
     # as faint as a free skydiver's middle (its olive suit, its head) under the same
