@@ -104,6 +104,7 @@ class QuinqueReader(Reader):
     DOUBTED = 1 / 3
     BLIND = 0.2  # the confidence of "no tile" on a square a reflection whitened (_washed)
     PRINTED = 4.5  # colour spread (Lab) over a lattice square under which it is no tile
+    FACE_SHARE = 0.12  # share of a square lighter than the mat under which it shows no face
     WHITE = 90.0  # lightness of a tile's face blown out by a lamp's reflection
     EDGE_REACH = 0.4  # units the tiles' edges may move the phase found from coverage
     # Prints gathered around the skydivers' middles (see _centred): at least this many
@@ -160,12 +161,14 @@ class QuinqueReader(Reader):
         tiles = self._tiles(integral, self.phase)
         texture = {t: self._texture(image, t) for t in tiles}
         tiles = {t: cover for t, cover in tiles.items() if texture[t] >= self.PRINTED}
-        printed = self._printed(prints) - set(tiles)
+        covered = self._covered(image, tiles)
+        tiles = {t: cover for t, cover in tiles.items() if t not in covered}
+        printed = self._printed(prints) - set(tiles) - covered
         washed, blind = self._washed(image, tile, tiles, printed)
         tiles |= {t: 0.5 for t in washed}  # read, but doubted
         tiles |= {t: 0.5 for t in self._pale(image, tiles, printed)}
         if not tiles:
-            return {}, {}
+            return {}, {}  # nothing to name the squares by: no tile, nothing doubted
         seen = self._skydivers(image, tops[0], list(tiles))
         if self.anchor is None or moved:
             self.anchor = self._anchor(seen)
@@ -180,9 +183,10 @@ class QuinqueReader(Reader):
                 confidence[name] = min(sure, p)
         self.last = dict(cells)
         # A square a reflection whitened to its edges, with the mat around it white too: a
-        # tile blown out or bare mat, nobody can tell. Read empty (no tile) but doubted, so
-        # that the rules decide it rather than a tile being taken for lifted.
-        for i, j in blind:
+        # tile blown out or bare mat, nobody can tell; or one covered by something that is
+        # no tile's face (a hand over the mat, or over a tile). Read empty (no tile) but
+        # doubted, so that the rules decide it rather than a tile being taken for lifted.
+        for i, j in [*blind, *sorted(covered)]:
             for a in (0, 1):
                 for b in (0, 1):
                     name = self._name(i, j, a, b)
@@ -221,16 +225,38 @@ class QuinqueReader(Reader):
         tile's face, a lamp's reflection, anything on the mat."""
         sample = image[::4, ::4].reshape(-1, 3)
         mat = np.median(sample[:, 1:], axis=0)
-        level = float(np.median(sample[:, 0]))
         da = image[:, :, 1] - np.float32(mat[0])
         db = image[:, :, 2] - np.float32(mat[1])
-        # A tile's face is white card, as light as the markers' paper where the light is
-        # even: lighter than the mat by a step, or by half the way up to the paper's white
-        # on a light mat (a bright mat leaves less than the step).
-        light = min(level + self.MAT_STEP, (level + PAPER_L) / 2)
         unlike: npt.NDArray[np.bool_] = (da * da + db * db > self.MAT_CHROMA ** 2) | (
-            image[:, :, 0] > light)
+            image[:, :, 0] > self._face_light(image))
         return unlike
+
+    def _face_light(self, image: Float) -> float:
+        """The lightness above which a pixel may be a tile's face. A face is white card, as
+        light as the markers' paper where the light is even: lighter than the mat (most of
+        the area) by a step, or by half the way up to the paper's white on a light mat (a
+        bright mat leaves less than the step)."""
+        level = float(np.median(image[::4, ::4, 0]))
+        return min(level + self.MAT_STEP, (level + PAPER_L) / 2)
+
+    def _covered(self, image: Float, tiles: Mapping[tuple[int, int], float]
+                 ) -> set[tuple[int, int]]:
+        """The squares taken for tiles that show no tile's face: less than ``FACE_SHARE``
+        of them is lighter than the mat (:meth:`_face_light`). Skin or a sleeve over the
+        mat is unlike it and colourful, so it passes for a tile with prints (quinque-113: a
+        hand whose olive sleeve, the mat's colour, crossed the rim unseen); on the set a
+        tile shows its face over at least 0.24 of its square, under shadows too, and 27 of
+        31 hands over the mat less than 0.21."""
+        light = self._face_light(image)
+        n = self.px
+        out = set()
+        for index in tiles:
+            x0, y0 = self._square(*index)
+            c0, r0 = round(x0 * n), round(y0 * n)
+            square = image[max(r0, 0):max(r0 + 2 * n, 0), max(c0, 0):max(c0 + 2 * n, 0), 0]
+            if square.size and float((square > light).mean()) < self.FACE_SHARE:
+                out.add(index)
+        return out
 
     def _white(self, image: Float) -> npt.NDArray[np.bool_]:
         """Pixels blown out to white by a lamp's reflection: a tile's face, or the mat."""

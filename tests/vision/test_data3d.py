@@ -86,10 +86,10 @@ LOST: dict[str, int] = {}
 # Quixo's seam test does not carry over to tessere's printed lines (tried: it fired on
 # 140 of 169 clean frames).
 # Quinque's frames re-rendered with markers sized in tiles (the camera a little further
-# off to fit them) add quinque-113: an olive sleeve, the mat's colour, across the rim, and
-# a hand over the bare mat read as three tiles, every one of their cells doubted
-# (confidence 0.1-0.29), so the rules, not the reading, decide them.
-HAND_MISREAD: dict[str, int] = {"tessere": 1, "quinque": 1}
+# off to fit them) brought quinque-113: an olive sleeve, the mat's colour, across the rim
+# unseen, and the hand over the bare mat read as three tiles; a square that shows no
+# tile's face is now no tile (its cells doubted), and the frame reads right.
+HAND_MISREAD: dict[str, int] = {"tessere": 1}
 # Hands not seen in a single picture: none. draughts-067 (a pale hand under a brown
 # sleeve), morris-082 (a dark brown hand) and sequence-kids-107 (a brown arm over a
 # corner), once missed, cross the rim as a dark stretch with wood on both sides; quixo-122,

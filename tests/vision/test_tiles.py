@@ -12,7 +12,7 @@ from bench.vision import aligned
 from tavola.vision.classify import Recogniser
 from tavola.vision.source import read_image
 from tavola.vision.tiles import QuinqueReader, _linear
-from tests.vision.frames3d import assert_read_or_doubted, read_small_markers
+from tests.vision.frames3d import assert_read_or_doubted, read_3d, read_small_markers
 
 DATA = Path(__file__).parent / "data3d"
 ORANGE, RED, RECESS = (25.0, 125.0, 245.0), (40.0, 35.0, 190.0), (185.0, 190.0, 190.0)  # BGR
@@ -178,6 +178,19 @@ def test_a_tile_whose_suits_print_too_pale_to_gate_its_face_is_found() -> None:
     # trusted. Printed, unlike the mat to its edges and with bare mat around it: a tile.
     frame = assert_read_or_doubted("quinque-076", ("-6,1",))
     assert {"-5,0", "-5,1", "-6,0", "-6,1"} <= set(frame.read)
+
+
+def test_a_hand_over_the_mat_is_no_tile() -> None:
+    # quinque-113: an olive sleeve, the mat's colour, crosses the rim unseen; the hand at
+    # its end, skin over the bare mat, is unlike the mat and colourful, so it passed for
+    # three tiles with backpacks (all doubted). A tile's face is white card: a square of
+    # which less than FACE_SHARE is lighter than the mat shows none. Its cells read as no
+    # tile, doubted; the one real tile is read right.
+    frame = read_3d("quinque-113")
+    truth = frame.truth["cells"]
+    assert {c: frame.read.get(c) for c in truth} == truth
+    assert not {c for c, token in frame.read.items() if token and c not in truth}
+    assert {c for c, token in frame.read.items() if not token} <= frame.doubted
 
 
 def test_a_lamps_tinted_reflection_on_the_mat_is_no_tile() -> None:
