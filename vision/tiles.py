@@ -148,7 +148,8 @@ class QuinqueReader(Reader):
     # ------------------------------------------------------------------ reading
     def read(self, tops: Sequence[Float]) -> tuple[Cells, Confidence]:
         image = lab(tops[0])
-        tile, prints = self._tile_mask(image)
+        unlike = self._unlike_mat(image)
+        tile, prints = self._tile_mask(image, unlike)
         integral = np.pad(tile.astype(np.float64), ((1, 0), (1, 0))).cumsum(0).cumsum(1)
         moved = (self.phase is None
                  or self._clarity(integral, self.phase) < self.CLEAR * self.clear)
@@ -166,7 +167,7 @@ class QuinqueReader(Reader):
         printed = self._printed(prints) - set(tiles) - covered
         washed, blind = self._washed(image, tile, tiles, printed)
         tiles |= {t: 0.5 for t in washed}  # read, but doubted
-        tiles |= {t: 0.5 for t in self._pale(image, tiles, printed)}
+        tiles |= {t: 0.5 for t in self._pale(image, unlike, tiles, printed)}
         if not tiles:
             return {}, {}  # nothing to name the squares by: no tile, nothing doubted
         seen = self._skydivers(image, tops[0], list(tiles))
@@ -193,10 +194,12 @@ class QuinqueReader(Reader):
                     cells[name], confidence[name] = "", self.BLIND
         return cells, confidence
 
-    def _tile_mask(self, image: Float) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.uint8]]:
-        """(tile, prints): the pixels that are not the mat (the mat is most of the area,
-        dull and dark), and the tiles' colourful prints among them."""
-        mask = self._unlike_mat(image)
+    def _tile_mask(self, image: Float, unlike: npt.NDArray[np.bool_] | None = None
+                   ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.uint8]]:
+        """(tile, prints): the pixels that are not the mat (``unlike``, from
+        :meth:`_unlike_mat` unless given) near the tiles' colourful prints, and those
+        prints."""
+        mask = self._unlike_mat(image) if unlike is None else unlike.copy()
         sample = image[::4, ::4].reshape(-1, 3)
         mat = np.median(sample[:, 1:], axis=0)
         da = image[:, :, 1] - np.float32(mat[0])
@@ -340,7 +343,8 @@ class QuinqueReader(Reader):
                 return sorted(kept), sorted(whitened - kept)
             reached = kept
 
-    def _pale(self, image: Float, tiles: Mapping[tuple[int, int], float],
+    def _pale(self, image: Float, unlike: npt.NDArray[np.bool_],
+              tiles: Mapping[tuple[int, int], float],
               printed: set[tuple[int, int]]) -> set[tuple[int, int]]:
         """Lattice squares beside the tiles that hold a tile whose suits print too pale to
         gate its face (:meth:`_tile_mask` keeps the face only near prints): printed (a
@@ -349,7 +353,6 @@ class QuinqueReader(Reader):
         green suits keeps only its backpack's print, so only a corner of its face
         (quinque-076)."""
         n = self.px
-        unlike = self._unlike_mat(image)
         size = unlike.shape[0]
         steps = ((1, 0), (-1, 0), (0, 1), (0, -1))
         found: set[tuple[int, int]] = set()
