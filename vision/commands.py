@@ -80,13 +80,16 @@ def classify(image_path: PathLike, game: str, calibration_path: PathLike | None 
 def format_grid(game: str, reading: Reading) -> str:
     """The reading as a board: rank by rank from the top, files a, b, ... left to right;
     an empty cell is ``.`` (a Quixo blank is ``-``); a doubtful cell ends in ``?``.
-    Quinque: skydivers by their coordinates, y upwards, a space where no tile lies."""
+    Quinque: skydivers by their coordinates, y upwards, a space where no tile lies and
+    ``-?`` where the reader doubts whether a tile lies (a reflection or a hand hides it)."""
     doubt = reading.uncertain
 
     def show(cell: str, token: str) -> str:
         shown = token or "."
         if game == "quixo" and token.startswith("."):
             shown = "-"
+        if game == "quinque" and not token:
+            shown = "-"  # no tile: not a free skydiver's "."
         return shown + ("?" if cell in doubt else "")
 
     if game == "quinque":

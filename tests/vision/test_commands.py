@@ -116,6 +116,16 @@ def _marker(m: int) -> list[tuple[float, float]]:
     return [(x0 - pad, y0 - pad), (x1 + pad, y0 - pad), (x1 + pad, y1 + pad), (x0 - pad, y1 + pad)]
 
 
+def test_quinque_grid_tells_a_doubted_square_without_a_tile_from_a_free_skydiver() -> None:
+    # quinque-113: a hand over the mat is read as no tile, doubted; the real tile's free
+    # skydivers are ".": the squares the reader doubts show "-?", never ".?".
+    frame = Path(__file__).parent / "data3d" / "quinque-113.jpg"
+    lines = commands.classify(frame, "quinque").splitlines()
+    assert any("-?" in line for line in lines)
+    assert not any(".?" in line for line in lines)
+    assert any(" R " in f"{line} " for line in lines)
+
+
 def test_quinque_grid_names_skydivers(tmp_path: Path) -> None:
     path = tmp_path / "q.png"
     view = {"0,0": "R", "1,0": ".", "0,1": ".", "1,1": "O"}
