@@ -106,9 +106,12 @@ def before_move(game: str, after: dict[str, str]) -> tuple[Any, Any] | None:
 def camera_reading(game: str, meta: dict[str, Any], image: Any
                    ) -> tuple[dict[str, str], frozenset[str]] | str:
     """One frame's reading as the camera backend hands it on (cells, doubted cells), or
-    why there is none: "lost" (no board found) or "hand" (the frame is skipped)."""
+    why there is none: "lost" (no board found) or "hand" (the frame is skipped). Quinque's
+    reader is given the position, as the daemon gives it the game's (``start``): here the
+    frame's own, which names the tiles only where none is found (all hidden)."""
+    start = meta["cells"] if game == "quinque" else None
     try:
-        reading = Recogniser(game, fov=float(meta["fov"])).read(image)
+        reading = Recogniser(game, fov=float(meta["fov"]), start=start).read(image)
     except MarkersNotFoundError:
         return "lost"
     if reading.hand:

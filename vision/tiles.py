@@ -168,11 +168,15 @@ class QuinqueReader(Reader):
         washed, blind = self._washed(image, tile, tiles, printed)
         tiles |= {t: 0.5 for t in washed}  # read, but doubted
         tiles |= {t: 0.5 for t in self._pale(image, unlike, tiles, printed)}
-        if not tiles:
+        hidden = [*blind, *sorted(covered)]
+        if not tiles and not (hidden and (self.last or self.start)):
             return {}, {}  # nothing to name the squares by: no tile, nothing doubted
-        seen = self._skydivers(image, tops[0], list(tiles))
+        # Every tile hidden (a new game's one tile under a lamp's reflection, quinque-135):
+        # the squares that may hold them are named from what is known, and doubted, rather
+        # than the table read surely bare.
+        seen = self._skydivers(image, tops[0], list(tiles)) if tiles else {}
         if self.anchor is None or moved:
-            self.anchor = self._anchor(seen)
+            self.anchor = self._anchor(seen or {q: {} for q in hidden})
         cells: Cells = {}
         confidence: Confidence = {}
         for (i, j), cover in tiles.items():
@@ -182,12 +186,13 @@ class QuinqueReader(Reader):
                 name = self._name(i, j, a, b)
                 cells[name] = token
                 confidence[name] = min(sure, p)
-        self.last = dict(cells)
+        if cells:
+            self.last = dict(cells)
         # A square a reflection whitened to its edges, with the mat around it white too: a
         # tile blown out or bare mat, nobody can tell; or one covered by something that is
         # no tile's face (a hand over the mat, or over a tile). Read empty (no tile) but
         # doubted, so that the rules decide it rather than a tile being taken for lifted.
-        for i, j in [*blind, *sorted(covered)]:
+        for i, j in hidden:
             for a in (0, 1):
                 for b in (0, 1):
                     name = self._name(i, j, a, b)

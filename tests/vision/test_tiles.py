@@ -193,6 +193,20 @@ def test_a_hand_over_the_mat_is_no_tile() -> None:
     assert {c for c, token in frame.read.items() if not token} <= frame.doubted
 
 
+def test_every_tile_hidden_by_a_reflection_is_doubted_when_the_position_is_known() -> None:
+    # quinque-135: a new game's one tile under an area light's reflection, whitened to its
+    # edges with the mat around it: no tile is found, only squares that may hold one. With
+    # nothing to name them by, the table read bare (nothing doubted), and the daemon would
+    # take the tile for lifted. Given the position (as the daemon gives it), those squares
+    # are named from it and doubted: the tile's cells are never read surely empty.
+    meta = json.loads((DATA / "quinque-135.json").read_text(encoding="utf-8"))
+    image = read_image(DATA / "quinque-135.jpg")
+    reading = Recogniser("quinque", fov=float(meta["fov"]), start=meta["cells"]).read(image)
+    for cell in meta["cells"]:
+        assert reading.cells.get(cell, "") == "" and cell in reading.uncertain
+    assert Recogniser("quinque", fov=float(meta["fov"])).read(image).cells == {}
+
+
 def test_a_lamps_tinted_reflection_on_the_mat_is_no_tile() -> None:
     # A reflection takes the lamp's tint, which the paper's white balance need not undo: a
     # wide light patch a little pinker than the mat (quinque-089's area light). It is as
