@@ -256,12 +256,9 @@ class QuinqueReader(Reader):
         tile shows its face over at least 0.24 of its square, under shadows too, and 27 of
         31 hands over the mat less than 0.21."""
         light = self._face_light(image)
-        n = self.px
         out = set()
         for index in tiles:
-            x0, y0 = self._square(*index)
-            c0, r0 = round(x0 * n), round(y0 * n)
-            square = image[max(r0, 0):max(r0 + 2 * n, 0), max(c0, 0):max(c0 + 2 * n, 0), 0]
+            square = self._inside(image, index)[:, :, 0]
             if square.size and float((square > light).mean()) < self.FACE_SHARE:
                 out.add(index)
         return out
@@ -398,16 +395,21 @@ class QuinqueReader(Reader):
                 rings.append(float(band.mean()))
         return bool(rings) and max(rings) < 0.3
 
+    def _inside(self, image: Float, index: tuple[int, int]) -> Float:
+        """The pixels of lattice square ``index`` inside the area (none if it lies out)."""
+        x0, y0 = self._square(*index)
+        n = self.px
+        return image[max(0, round(y0 * n)):max(0, round((y0 + 2) * n)),
+                     max(0, round(x0 * n)):max(0, round((x0 + 2) * n))]
+
     def _texture(self, image: Float, index: tuple[int, int]) -> float:
         """The spread of colour (Lab) over a lattice square (the part inside the area): a
         tile's face carries its skydivers' prints; a lamp's reflection on the mat or its
         edge line is smooth. Colour, not lightness alone: backpacks a veil paled to the
         face's lightness still differ from it in colour (quinque-162, a new game's one tile
         under an area light, spread 4.1 in lightness, more in colour)."""
-        x0, y0 = self._square(*index)
         n = self.px
-        patch = image[max(0, round(y0 * n)):max(0, round((y0 + 2) * n)),
-                      max(0, round(x0 * n)):max(0, round((x0 + 2) * n))].reshape(-1, 3)
+        patch = self._inside(image, index).reshape(-1, 3)
         if len(patch) <= (2 * n) ** 2 // 2:
             return 0.0
         return float(np.sqrt((patch.std(axis=0) ** 2).sum()))
