@@ -82,15 +82,14 @@ class QuinqueReader(Reader):
     # Below it, a middle with a backpack's excess at the hue of an orange no channel clips
     # (short of the olive suits', 65-90) is a veiled backpack or a warm-cast recess:
     UNCLIPPED, VEILED = 65.0, 0.3  # ... doubted (this confidence) when Lab reads it free
-    BLOWN = 0.95  # ... and this light, and colourless, blown out: nothing shows ...
-    # ... unless prints show within a backpack's footprint (half-width 0.21) around the
-    # middle: its lightest tenth below LIT of the face's white (see _glared)
+    # Above it, a middle that is no backpack shows nothing if no print shows within a
+    # backpack's footprint (half-width 0.21) around it either: the footprint's darkest
+    # tenth, where it is lightest within SEEK, above LIT of the face's white (see _glared).
+    # Whatever tint the middle keeps: a lamp's own cast the white balance leaves tints a
+    # blown backpack's top and a blown recess alike (cool lamps: an excess of 0.075-0.11,
+    # no backpack's hue; quinque-120, -158, -196, -213), and a backpack lit to 0.94 of
+    # the face's white, its footprint to 0.93 (quinque-086), was read free and trusted.
     FOOTPRINT = (0.1, 0.2)
-    # ... and with a footprint lit this close to the face's white all round, whatever
-    # tint the middle keeps: a lamp's own cast the white balance leaves (cool lamps:
-    # an excess of 0.075-0.11, not a backpack's hue) tints a blown backpack's top and a
-    # blown recess alike (quinque-120, -158, -196, -213 read free and trusted)
-    BLOWN_AROUND = 0.96
     # ... wherever the backpack stands within this of the middle the lattice puts (units):
     # tiles and backpacks are placed by hand (a twentieth of a unit each, and turned), and
     # at a tilt its top (0.23 high) is seen beside where the plane read (0.15) puts it.
@@ -648,9 +647,9 @@ class QuinqueReader(Reader):
         yellow-orange, but mixed with the recess's grey under the reflection it keeps
         less excess than an orange, however yellow the orange's clipped red makes it (the
         clipping moves its hue, not its step down to blue); one that stays between is
-        doubted. A middle blown out to the face's white shows nothing: doubted too (a
-        free skydiver's recess is darker than the face, a backpack coloured), unless
-        prints show within a backpack's footprint around it. A backpack's top is one
+        doubted. A middle lit to the face's white shows nothing: doubted too (a free
+        skydiver's recess is darker than the face, a backpack coloured), unless prints
+        show within a backpack's footprint around it. A backpack's top is one
         glossy surface standing above the prints: a reflection that blows out its middle
         blows it out to its edges. A free skydiver's suit, arms and the recess's rim lie
         there, printed, and absorb: they stay darker than the face's white where only the
@@ -678,9 +677,8 @@ class QuinqueReader(Reader):
                 edge = min(h - low, abs(h - split) * 2, high - h)
                 sure = min((e - need) / 0.1, edge / 8, (share - self.SHARE) / 0.2)
                 out.append(("R" if h < split else "O", float(np.clip(sure, 0, 1))))
-            elif level > self.BLOWN and prints[k] > self.LIT and (
-                    e < self.NEED_RED / 2 or prints[k] > self.BLOWN_AROUND):
-                out.append((".", 0.2))  # blown out to the footprint's edges
+            elif prints[k] > self.LIT:
+                out.append((".", 0.2))  # lit to the footprint's edges: nothing shows
             elif self.GLARE_PINK < h < high:  # between a suit and a paled backpack: doubted from
                 # no excess to a third of what a backpack needs (olive suits reach a
                 # yellow's need; a clipped orange keeps as little tint as a free

@@ -50,11 +50,14 @@ def test_a_middle_blown_out_under_a_cool_lamp_with_its_footprint_lit_all_round_i
     # backpack's hue, on a red backpack's top (quinque-213 0,-3) as on a grey recess.
     # With the footprint around it lit to 0.97 of the face's white (no suit printed
     # there), it may be a backpack's top blown to its edges: doubted, not trusted free.
+    # So at 0.93 (quinque-086's orange, lit to 0.94); at 0.85 a suit prints there.
     cool = np.tile(np.array([FACE, FACE * 0.97, FACE * 0.92], np.float32), (16, 1))
-    read = QuinqueReader()._glared(np.stack([cool, cool]), np.full(2, FACE),
-                                   np.array([0.97, 0.93]))
+    lit = np.tile(np.array([FACE * 0.94, FACE * 0.91, FACE * 0.86], np.float32), (16, 1))
+    read = QuinqueReader()._glared(np.stack([cool, lit, cool]), np.full(3, FACE),
+                                   np.array([0.97, 0.93, 0.85]))
     assert read[0] == (".", 0.2)
-    assert read[1] is None  # suits print around it: a free skydiver's recess, for Lab
+    assert read[1] == (".", 0.2)
+    assert read[2] is None  # suits print around it: a free skydiver's recess, for Lab
 
 
 def test_a_lit_middle_with_a_faint_pink_tint_is_doubted() -> None:
@@ -150,6 +153,15 @@ def test_backpacks_blown_out_to_their_edges_are_doubted() -> None:
     # not read free and trusted.
     for name, cells in (("quinque-039", ("0,1",)), ("quinque-123", ("1,-2",))):
         assert_read_or_doubted(name, cells)
+
+
+def test_a_backpack_lit_short_of_blown_with_its_footprint_lit_is_doubted() -> None:
+    # quinque-086 -2,3: an area light lifts an orange backpack's top to 0.94 of the face's
+    # white, short of blown out, and its whole footprint to 0.93; its excess (0.08) and
+    # hue (greenish) no longer say orange. A free skydiver so lit shows its suit's prints
+    # no lighter than 0.9 of the face's white around the middle: doubted, not trusted
+    # free (it was a referee mismatch).
+    assert_read_or_doubted("quinque-086", ("-2,3",))
 
 
 def test_quinque_white_tiles_on_a_light_mat_are_all_found() -> None:
