@@ -82,6 +82,11 @@ class QuinqueReader(Reader):
     # Below it, a middle with a backpack's excess at the hue of an orange no channel clips
     # (short of the olive suits', 65-90) is a veiled backpack or a warm-cast recess:
     UNCLIPPED, VEILED = 65.0, 0.3  # ... doubted (this confidence) when Lab reads it free
+    # So is one lit to this share of the face's white keeping this share of a backpack's
+    # excess there: a veil that close to the white leaves an orange a hair short of its
+    # need (quinque-044: 0.296 of 0.3, lit to 0.88); free skydivers lit so keep that much
+    # 4 times on the set (2 under jpeg40), a warm cast on a flat paper rarely that lit.
+    NEAR_LIT, NEAR_NEED = 0.8, 2 / 3
     # Above it, a middle that is no backpack shows nothing if no print shows within a
     # backpack's footprint (half-width 0.21) around it either: the footprint's darkest
     # tenth, where it is lightest within SEEK, above LIT of the face's white (see _glared).
@@ -671,7 +676,9 @@ class QuinqueReader(Reader):
                 # and leave its excess, at an unclipped orange's or red's hue; but so does
                 # a warm cast the white balance leaves on the grey recess (a clipped
                 # paper): a free reading there is doubted, not trusted.
-                out.append((".", self.VEILED) if backpack and h < self.UNCLIPPED else None)
+                near = level >= self.NEAR_LIT and e > self.NEAR_NEED * need
+                out.append((".", self.VEILED) if (backpack or near) and low < h < self.UNCLIPPED
+                           else None)
                 continue
             if backpack:
                 edge = min(h - low, abs(h - split) * 2, high - h)

@@ -60,6 +60,24 @@ def test_a_middle_blown_out_under_a_cool_lamp_with_its_footprint_lit_all_round_i
     assert read[2] is None  # suits print around it: a free skydiver's recess, for Lab
 
 
+def test_a_middle_veiled_close_to_white_keeping_most_of_an_orange_excess_is_doubted() -> None:
+    # quinque-044 0,1: a reflection's veil lifts an orange backpack to 0.88 of the face's
+    # white (short of LIT) and leaves it an excess of 0.296, a hair short of an orange's
+    # need (0.3): read free and trusted. Lit that close to the white and keeping two
+    # thirds of the need at an unclipped orange's hue, it is doubted; with half the need,
+    # or lit only to 0.6 (no veil near the white: Lab reads it), it is still Lab's.
+    def middle(level: float, excess: float) -> np.ndarray:  # an orange's hue, 49 degrees
+        bgr = [FACE * (level - excess), FACE * (level - 0.6 * excess), FACE * level]
+        return np.tile(np.array(bgr, np.float32), (16, 1))
+
+    read = QuinqueReader()._glared(
+        np.stack([middle(0.88, 0.296), middle(0.88, 0.15), middle(0.6, 0.296)]),
+        np.full(3, FACE), np.full(3, 0.8))
+    assert read[0] == (".", QuinqueReader.VEILED)
+    assert read[1] is None and read[2] is None
+    assert_read_or_doubted("quinque-044", ("0,1",))
+
+
 def test_a_lit_middle_with_a_faint_pink_tint_is_doubted() -> None:
     # quinque-123 0,-5: a red backpack's top lit to 0.93 of the face's white under a cool
     # lamp keeps an excess of a third of a red's need at a pink hue (3 degrees, below a
