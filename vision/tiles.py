@@ -58,6 +58,12 @@ class QuinqueReader(Reader):
     CORE = 0.15  # radius (units) of a skydiver's middle read: inside a backpack (0.42 wide)
     RED_HUE = (6.0, 42.0)  # degrees in (a, b): red, then orange up to ...
     ORANGE_HUE = 106.0  # ... (beyond: olive and green suits)
+    # Degrees from the red/orange split over which a backpack's colour grows sure (half
+    # that is doubted): as rendered reds reach 37 and oranges fall to 46 (the split 42),
+    # but a webcam's JPEG (quality 40) moves them to 43 and 36: quinque-010's orange at
+    # 38 read red, trusted, under 8 degrees. Wider would doubt more of the flat
+    # renderer's backpacks under warm and cool lamps (14: 0.5 -> 1.3 % of its cells).
+    SPLIT_RAMP = 10.0
     # A red backpack under a cool lamp that the white balance undoes only in part turns
     # pink: its hue falls below red's (to -32 degrees), lighter than a free skydiver's grey
     # recess (lightness 81-93 v 63-80), short of the suits' purple and blue (-35 to -60).
@@ -628,8 +634,8 @@ class QuinqueReader(Reader):
             elif not low < h < high:
                 out.append((".", 1.0))
             elif c > need and share > self.SHARE:
-                edge = min(h - low, abs(h - split), high - h)
-                sure = min((c - need) / 6, edge / 8, (share - self.SHARE) / 0.2)
+                edge = min(h - low, high - h) / 8, abs(h - split) / self.SPLIT_RAMP
+                sure = min((c - need) / 6, *edge, (share - self.SHARE) / 0.2)
                 out.append(("R" if h < split else "O", float(np.clip(sure, 0, 1))))
             else:  # doubted the nearer it comes to a backpack (a pale one under a reflection)
                 sure = max((need - c) / 18, (self.SHARE - share) / 0.3)

@@ -78,6 +78,21 @@ def test_a_middle_veiled_close_to_white_keeping_most_of_an_orange_excess_is_doub
     assert_read_or_doubted("quinque-044", ("0,1",))
 
 
+def test_a_backpack_near_the_red_orange_split_is_doubted() -> None:
+    # quinque-010 -2,-2 under a webcam's JPEG (quality 40): an orange's middle at a Lab
+    # hue of 38 degrees, 4 short of the split (42), read red with confidence 0.51 (at
+    # 37.5, 0.56). Within half SPLIT_RAMP of the split the colour is doubted; well inside
+    # red's or orange's range it is not.
+    def middle(hue: float) -> np.ndarray:
+        a, b = 40 * np.cos(np.radians(hue)), 40 * np.sin(np.radians(hue))
+        return np.tile(np.array([80.0, a, b], np.float32), (16, 1))
+
+    middles = np.stack([middle(37.5), middle(25.0), middle(55.0)])
+    read = QuinqueReader()._backpacks(middles, np.median(middles, axis=1))
+    assert read[0][0] == "R" and read[0][1] < 0.5
+    assert read[1] == ("R", 1.0) and read[2] == ("O", 1.0)
+
+
 def test_a_lit_middle_with_a_faint_pink_tint_is_doubted() -> None:
     # quinque-123 0,-5: a red backpack's top lit to 0.93 of the face's white under a cool
     # lamp keeps an excess of a third of a red's need at a pink hue (3 degrees, below a
