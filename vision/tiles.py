@@ -681,9 +681,14 @@ class QuinqueReader(Reader):
                 # A veil short of the face's white may pale a backpack under Lab's need
                 # and leave its excess, at an unclipped orange's or red's hue; but so does
                 # a warm cast the white balance leaves on the grey recess (a clipped
-                # paper): a free reading there is doubted, not trusted.
-                near = level >= self.NEAR_LIT and e > self.NEAR_NEED * need
-                out.append((".", self.VEILED) if (backpack or near) and low < h < self.UNCLIPPED
+                # paper): a free reading there is doubted, not trusted. So is a middle
+                # lit close to the white with its footprint lit beyond LIT all round,
+                # whatever its tint: no suit prints there, so it may be a backpack's top
+                # (a free skydiver's recess is darker than the suit around it is light).
+                close = level >= self.NEAR_LIT
+                near = close and e > self.NEAR_NEED * need
+                veiled = (backpack or near) and low < h < self.UNCLIPPED
+                out.append((".", self.VEILED) if veiled or (close and prints[k] > self.LIT)
                            else None)
                 continue
             if backpack:

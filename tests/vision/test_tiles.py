@@ -78,6 +78,19 @@ def test_a_middle_veiled_close_to_white_keeping_most_of_an_orange_excess_is_doub
     assert_read_or_doubted("quinque-044", ("0,1",))
 
 
+def test_a_middle_lit_close_to_white_with_its_footprint_lit_all_round_is_doubted() -> None:
+    # quinque-034 0,0 under a webcam's JPEG: a red backpack's top lit to 0.88 of the
+    # face's white, short of LIT, nearly neutral (an excess of 0.03), its footprint lit
+    # to 0.91: read free and trusted. No suit prints around it, so it is doubted; with a
+    # suit printed around it (0.8), or the middle lit only to 0.7, it is still Lab's.
+    grey = np.tile(np.array([FACE * 0.86, FACE * 0.87, FACE * 0.88], np.float32), (16, 1))
+    dim = np.tile(np.array([FACE * 0.68, FACE * 0.69, FACE * 0.7], np.float32), (16, 1))
+    read = QuinqueReader()._glared(np.stack([grey, grey, dim]), np.full(3, FACE),
+                                   np.array([0.91, 0.8, 0.91]))
+    assert read[0] == (".", QuinqueReader.VEILED)
+    assert read[1] is None and read[2] is None
+
+
 def test_a_backpack_near_the_red_orange_split_is_doubted() -> None:
     # quinque-010 -2,-2 under a webcam's JPEG (quality 40): an orange's middle at a Lab
     # hue of 38 degrees, 4 short of the split (42), read red with confidence 0.51 (at
