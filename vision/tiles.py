@@ -61,7 +61,7 @@ class QuinqueReader(Reader):
     # Degrees from the red/orange split over which a backpack's colour grows sure (half
     # that is doubted): as rendered reds reach 37 and oranges fall to 46 (the split 42),
     # but a webcam's JPEG (quality 40) moves them to 43 and 36: quinque-010's orange at
-    # 38 read red, trusted, under 8 degrees. Wider would doubt more of the flat
+    # 38 read red, trusted, when the ramp was 8 degrees. Wider would doubt more of the flat
     # renderer's backpacks under warm and cool lamps (14: 0.5 -> 1.3 % of its cells).
     SPLIT_RAMP = 10.0
     # A red backpack under a cool lamp that the white balance undoes only in part turns
@@ -634,8 +634,8 @@ class QuinqueReader(Reader):
             elif not low < h < high:
                 out.append((".", 1.0))
             elif c > need and share > self.SHARE:
-                edge = min(h - low, high - h) / 8, abs(h - split) / self.SPLIT_RAMP
-                sure = min((c - need) / 6, *edge, (share - self.SHARE) / 0.2)
+                edges = min(h - low, high - h) / 8, abs(h - split) / self.SPLIT_RAMP
+                sure = min((c - need) / 6, *edges, (share - self.SHARE) / 0.2)
                 out.append(("R" if h < split else "O", float(np.clip(sure, 0, 1))))
             else:  # doubted the nearer it comes to a backpack (a pale one under a reflection)
                 sure = max((need - c) / 18, (self.SHARE - share) / 0.3)
@@ -684,7 +684,7 @@ class QuinqueReader(Reader):
                 # paper): a free reading there is doubted, not trusted. So is a middle
                 # lit close to the white with its footprint lit beyond LIT all round,
                 # whatever its tint: no suit prints there, so it may be a backpack's top
-                # (a free skydiver's recess is darker than the suit around it is light).
+                # (around a free skydiver's recess its suit prints darker).
                 close = level >= self.NEAR_LIT
                 near = close and e > self.NEAR_NEED * need
                 veiled = (backpack or near) and low < h < self.UNCLIPPED
