@@ -67,7 +67,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2
 import numpy as np
 
-from tavola.vision.classify import Recogniser, as_seen
+from tavola.vision.classify import GLARE_SHARE, Recogniser, as_seen
 from tavola.vision.detect import MarkersNotFoundError
 from tavola.vision.motion import ChangeGate
 from tavola.vision.render import GAMES, random_conditions, random_position, render
@@ -213,6 +213,13 @@ class SetTally:
     false_hands: int = 0  # frames without a hand taken for one (skipped: a board lost)
     trusted: int = 0  # frames read with a wrong cell not flagged
     lost_cells: int = 0  # the cells of the frames whose board was not found (all wrong)
+    # Where a lamp's reflection blows the picture out (Recogniser.blown_cells): the cells
+    # so blown and how many of them were misread; the boards with no such cell, and how
+    # many of them were read entirely right. None for Quinque, whose cells come and go.
+    blown: int | None = 0
+    blown_wrong: int = 0
+    clear_boards: int = 0
+    clear_boards_right: int = 0
     ms: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -279,6 +286,14 @@ def score_set(directory: Path, games: list[str], first: int | None = None,
             t.errors.append(f"{path.stem}: board not found")
             continue
         wrong, doubt, keys, read = _compare(game, truth, reading)
+        if reading.fix is None or not recogniser.cells:
+            t.blown = None  # Quinque: no fixed cells to look at
+        elif t.blown is not None:
+            blown = set(recogniser.blown_cells(image, reading.fix))
+            t.blown += len(blown)
+            t.blown_wrong += len(wrong & blown)
+            t.clear_boards += not blown
+            t.clear_boards_right += not blown and not wrong
         t.cells += keys
         t.wrong += len(wrong)
         t.flagged += len(wrong & doubt)
@@ -343,10 +358,36 @@ def print_set(directory: Path, games: list[str], verbose: bool, indices: range |
               f"/{t.boards}) | {flagged} | {t.trusted} | {t.lost} | "
               f"{t.hand_skipped}/{t.hand_frames} | {t.hand_misread} | "
               f"{t.false_hands}/{t.boards} | {ms(t.ms, 0.5)} |")
+    print_glare(tallies)
     if verbose:
         for t in tallies.values():
             for line in t.errors:
                 print("  " + line)
+
+
+def print_glare(tallies: Mapping[str, SetTally]) -> None:
+    """The same readings split where a lamp's reflection blows the picture out: the
+    misreads such glare leaves no colour to read, and those the reader makes where the
+    picture shows the board (frames whose board was not found are left out of both)."""
+    print(f"\nwhere a lamp's reflection blows the picture out (more than {GLARE_SHARE:.0%} "
+          "of a cell at the sensor's ceiling)\n")
+    head = ("| game | cells blown | per cell, not blown | per cell, blown | "
+            "boards with no cell blown: read right |")
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for game in sorted(tallies, key=lambda g: GAMES.index(g) if g in GAMES else 99):
+        t = tallies[game]
+        if t.blown is None:
+            print(f"| {game} | not measured (its cells come and go) | | | |")
+            continue
+        read = t.cells - t.lost_cells
+        clear = read - t.blown
+        clear_wrong = t.wrong - t.lost_cells - t.blown_wrong
+        print(f"| {game} | {t.blown / max(read, 1):.1%} ({t.blown}/{read}) | "
+              f"{1 - clear_wrong / max(clear, 1):.3%} ({clear_wrong} wrong) | "
+              f"{1 - t.blown_wrong / max(t.blown, 1):.2%} ({t.blown_wrong} wrong) | "
+              f"{t.clear_boards_right / max(t.clear_boards, 1):.1%} "
+              f"({t.clear_boards_right}/{t.clear_boards}) |")
 
 
 def idle_cost(game: str, seconds: float = 10.0,

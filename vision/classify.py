@@ -184,18 +184,20 @@ class Recogniser:
         tops = self.top_down(image, fix)
         cells, confidence = self.reader.read(tops)
         hand = self._hand(image, fix) or self.reader.arm_over(tops)
-        for cell in self._glare(image, fix):
+        for cell in self.blown_cells(image, fix):
             if self.reader.GLARE_HIDES_ONLY and cells[cell] not in ("", "."):
                 continue  # a piece read surely there is one (Reader.GLARE_HIDES_ONLY)
             confidence[cell] = min(confidence[cell], GLARE_CONFIDENCE)
         return Reading(cells, confidence, hand, fix)
 
-    def _glare(self, image: Image, fix: Fix) -> list[str]:
-        """Cells whose middle is blown out (a lamp's reflection on a glossy board or piece:
-        every channel at the sensor's ceiling). Nothing can be read there, so a reading of
-        such a cell is doubted rather than trusted (highlights are not light pieces); where
-        a reflection can only hide a piece (``Reader.GLARE_HIDES_ONLY``), only an empty
-        reading is."""
+    def blown_cells(self, image: Image, fix: Fix) -> list[str]:
+        """Cells more than ``GLARE_SHARE`` of whose picture is blown out (a lamp's
+        reflection on a glossy board or piece: every channel at the sensor's ceiling, so
+        the surface's colour is lost there). A reading of such a cell is doubted rather
+        than trusted (highlights are not light pieces); where a reflection can only hide a
+        piece (``Reader.GLARE_HIDES_ONLY``), only an empty reading is. ``bench/vision.py
+        --set`` scores the cells it names apart from the rest. None for Quinque (its
+        cells come and go)."""
         if not self.cells:
             return []
         k = camera_matrix(image.shape[1], image.shape[0], self.fov)
