@@ -54,7 +54,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 
 from tavola.vision.calibrate import Calibration
-from tavola.vision.classify import Reading, Recogniser, as_seen
+from tavola.vision.classify import MOVE_THE_LAMP, Reading, Recogniser, as_seen
 from tavola.vision.detect import MarkersNotFoundError
 from tavola.vision.motion import ChangeGate
 from tavola.vision.source import CameraError, FrameSource, Image, open_source
@@ -83,7 +83,8 @@ class CameraHealth:
     was over the board; ``refreshed_at``: the clock time of the last calibration refresh
     that was kept (None: none yet), ``refresh_failed``: refreshes refused since (the
     picture did not fit the accepted position); ``frames``/``analysed``/``skipped``: frames
-    read, read in full, skipped for a hand.
+    read, read in full, skipped for a hand; ``glare``: the cells a lamp's reflection blew
+    out in the last frame read (what to do about it is in the summary).
     """
 
     board_seen: bool
@@ -96,6 +97,7 @@ class CameraHealth:
     frames: int
     analysed: int
     skipped: int
+    glare: tuple[str, ...] = ()
 
     def summary(self) -> str:
         """The health in words, for the live view's status line.
@@ -108,7 +110,9 @@ class CameraHealth:
         'camera: 4 of 4 markers seen, a hand over the board, 2 light refreshes refused'
         >>> CameraHealth(True, (), None, False, False, None, 0, 9, 9, 0).summary()
         'camera: not delivering frames, 4 of 4 markers seen'
-        """
+        >>> CameraHealth(True, (), None, True, False, None, 0, 9, 9, 0, ("d5", "e5")).summary()
+        "camera: 4 of 4 markers seen, a lamp's reflection over d5, e5 (move the lamp or tilt the camera until no white spot falls on the board)"
+        """  # noqa: E501
         said = [] if self.camera_ok else ["not delivering frames"]
         if not self.board_seen:
             said.append("board out of sight" + (f" for {self.lost_for:.0f} s"
@@ -120,6 +124,8 @@ class CameraHealth:
             said.append(f"{4 - len(self.missing_markers)} of 4 markers seen")
         if self.hand:
             said.append("a hand over the board")
+        if self.glare:
+            said.append(f"a lamp's reflection over {', '.join(self.glare)} ({MOVE_THE_LAMP})")
         if self.refresh_failed:
             said.append(f"{self.refresh_failed} light refreshes refused")
         return "camera: " + ", ".join(said)
@@ -267,8 +273,10 @@ class CameraSensor(Closing):
     def health(self) -> CameraHealth:
         """How the camera sees the board now (see :class:`CameraHealth`)."""
         last = self._last
+        glare: tuple[str, ...] = ()
         if isinstance(last, Reading) and last.fix is not None:
             seen, missing, hand = True, last.fix.missing, last.hand
+            glare = () if hand else tuple(sorted(last.blown))
         elif isinstance(last, MarkersNotFoundError):
             seen, missing, hand = False, tuple(last.missing), False
         else:  # nothing read yet, or the camera failed
@@ -276,7 +284,7 @@ class CameraSensor(Closing):
         lost = None if self._lost_since is None else max(0.0, self.clock() - self._lost_since)
         return CameraHealth(seen, missing, lost, not self._camera_fault, hand,
                             self._refreshed_at, self._refresh_failed, self.frames,
-                            self.analysed, self.skipped)
+                            self.analysed, self.skipped, glare)
 
     def close(self) -> None:
         """Stop reading and release the camera. Idempotent."""
@@ -320,7 +328,7 @@ class CameraSensor(Closing):
     def _maybe_refresh(self, reading: Reading, now: float) -> None:
         """Refresh the calibration when due, from this frame if it is clean, shows all four
         markers and reads as the position the game accepted (so the colours learned are
-        the right ones)."""
+        the right ones), but where a lamp's reflection blows it out."""
         if not self.refresh_every or now < self._refresh_at or reading.hand:
             return
         with self._offer_lock:
@@ -333,8 +341,10 @@ class CameraSensor(Closing):
             read = {c: read.get(c, "") for c in self._cells}
             seen = {c: seen.get(c, "") for c in self._cells}
         # An empty cell and a cell not named are alike (a Quinque reading names the squares
-        # a reflection hides as doubted empty cells).
-        if any(read.get(c, "") != seen.get(c, "") for c in set(read) | set(seen)):
+        # a reflection hides as doubted empty cells); a cell a lamp's reflection blows out
+        # shows the light, not the position (calibrate leaves it out too).
+        if any(read.get(c, "") != seen.get(c, "") for c in set(read) | set(seen)
+               if c not in reading.blown):
             return
         self._refresh_at = now + self.refresh_every
         if self.refresh_calibration(position):

@@ -21,6 +21,11 @@ from .detect import Image, VisionError
 __all__ = ["Calibration", "CalibrationError", "calibrate"]
 
 VERSION = 1
+# A cell more than this share of whose picture a lamp's reflection blows out shows the
+# light in its middle, not the piece: it is left out of the fit (a cell blown out less
+# still reads by its medians, and at the reader's GLARE_SHARE a misread there is the
+# light's, not the position file's).
+WASHED = 0.5
 
 
 class CalibrationError(VisionError):
@@ -33,19 +38,22 @@ class Calibration:
 
     ``reader``: the game reader's parameters (prototype colours and spreads, bare cells);
     ``rim``: the bare rim around the playing area (white-balanced Lab rows), the reference
-    hands are detected against.
+    hands are detected against. ``doubted``: cells of the picture that still read otherwise;
+    ``blown``: cells that read otherwise where a lamp's reflection blows the picture out.
     """
 
     game: str
     players: int = 2
     reader: Mapping[str, Any] = field(default_factory=dict)
     rim: list[list[float]] | None = None
-    doubted: tuple[str, ...] = ()  # cells of the picture that still read otherwise
+    doubted: tuple[str, ...] = ()
+    blown: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``version`` included)."""
         return {"version": VERSION, "game": self.game, "players": self.players,
-                "reader": dict(self.reader), "rim": self.rim, "doubted": list(self.doubted)}
+                "reader": dict(self.reader), "rim": self.rim, "doubted": list(self.doubted),
+                "blown": list(self.blown)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], source: str = "<calibration>") -> Calibration:
@@ -58,7 +66,7 @@ class Calibration:
                                    f"(format {d.get('version')}, this one reads {VERSION}): "
                                    "calibrate again")
         return cls(str(d["game"]), int(d.get("players", 2)), dict(d["reader"]), d.get("rim"),
-                   tuple(d.get("doubted", ())))
+                   tuple(d.get("doubted", ())), tuple(d.get("blown", ())))
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the JSON file."""
@@ -87,7 +95,11 @@ def calibrate(
     The fit is robust: each token's colour is the median over the cells that hold it, and
     a cell far from its token's colour is left out of the fit. A calibration that still
     reads one cell in fifty (at least one) otherwise is kept, those cells named in
-    ``doubted`` (a smudge, a glare spot, a piece askew); more is refused.
+    ``doubted`` (a smudge, a piece askew); more is refused. Cells a lamp's reflection blows
+    out (:meth:`~vision.classify.Recogniser.blown_cells`) show the light, not the piece:
+    those blown out over half are left out of the fit; those that read otherwise are not
+    counted against the position but named in ``blown`` (the light's, not the file's), and
+    more than a third of the cells so is refused (move the lamp).
 
     ``base``: an earlier calibration whose colours the tokens absent from ``cells`` keep
     (a refresh during play); without it they keep the nominal colours.
@@ -96,20 +108,30 @@ def calibrate(
     fit the game, or a picture that still reads differently once calibrated: the position
     file is probably not the one in the picture).
     """
-    from .classify import TOKENS, Recogniser, as_seen  # (classify uses Calibration: import late)
+    # (classify uses Calibration: import late)
+    from .classify import MOVE_THE_LAMP, TOKENS, Recogniser, as_seen
 
     recogniser = Recogniser(game, players=players, calibration=base)
     kings = frozenset({"WK", "BK"}) if game == "draughts" else frozenset()
     truth = as_seen(game, _checked(game, cells, TOKENS[game] | kings, recogniser.cells))
     fix = recogniser.tracker.update(image)
+    glare = frozenset(recogniser.blown_cells(image, fix))
+    washed = frozenset(recogniser.blown_cells(image, fix, share=WASHED))
     tops = recogniser.top_down(image, fix)
-    params = recogniser.reader.calibrate(tops, truth)
+    params = recogniser.reader.calibrate(tops, truth, skip=washed)
     rim = recogniser.rim(image, fix)
     result = Calibration(game, players, params, [[round(float(v), 2) for v in s] for s in rim])
     check = Recogniser(game, players=players, calibration=result, start=truth or None)
     reading = check.read(image)
-    wrong = sorted(c for c in set(truth) | set(reading.cells)
-                   if reading.cells.get(c, "") != truth.get(c, ""))
+    differ = sorted(c for c in set(truth) | set(reading.cells)
+                    if reading.cells.get(c, "") != truth.get(c, ""))
+    blown = [c for c in differ if c in glare]
+    wrong = [c for c in differ if c not in glare]
+    if len(blown) * 3 > len(recogniser.cells):
+        raise VisionError(
+            f"a lamp's reflection blows out {len(blown)} of the {len(recogniser.cells)} cells "
+            f"({', '.join(blown[:6])}{', ...' if len(blown) > 6 else ''}), which then read "
+            f"as the light, not the pieces: {MOVE_THE_LAMP}, and take the picture again")
     if len(wrong) > max(1, len(truth) // 50):
         shown = ", ".join(f"{c} reads {reading.cells.get(c, '')!r} not {truth.get(c, '')!r}"
                           for c in wrong[:4])
@@ -118,7 +140,7 @@ def calibrate(
             f"cell{'s' if len(wrong) > 1 else ''} ({shown}): is the position file the one in "
             "the picture, with a1 at the first player's bottom left?"
         )
-    return Calibration(game, players, params, result.rim, tuple(wrong))
+    return Calibration(game, players, params, result.rim, tuple(wrong), tuple(blown))
 
 
 def _checked(game: str, cells: Mapping[str, str], tokens: frozenset[str],

@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .light import Float
-from .pieces import Prototypes, Reader, Rim, ceiling_tint, cell_median
+from .pieces import SKIPPED, Prototypes, Reader, Rim, ceiling_tint, cell_median
 
 __all__ = ["ChipReader"]
 
@@ -152,11 +152,13 @@ class ChipReader(Reader):
             self.HUE_MARGIN)
         return [self.colours.names[i] for i in order[:, 0]], clear
 
-    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
+    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str],
+                  skip: frozenset[str] = frozenset()) -> dict[str, Any]:
         blocks = self.cut(tops)[0]
         parts = self.features(blocks)
         colour = np.median(parts, axis=1)
-        labels = [truth.get(c, "") for c in self.cells]
+        # (A skipped cell is neither a chip's colour nor a bare picture.)
+        labels = [SKIPPED if c in skip else truth.get(c, "") for c in self.cells]
         self.colours = self.colours.fitted(colour, labels)
         self.bare = {c: [[round(float(v), 2) for v in p] for p in parts[i]]
                      for i, c in enumerate(self.cells) if not labels[i] and c not in self.FREE}

@@ -58,6 +58,8 @@ __all__ = ["CONFIDENT", "READERS", "TOKENS", "Reading", "Recogniser", "as_seen"]
 CONFIDENT = 0.5  # a cell read with less confidence goes into Snapshot.uncertain
 GLARE_SHARE = 0.12  # ... and a cell this much blown out is doubted
 GLARE_CONFIDENCE = 0.3
+# What a user can do about a lamp's reflection on the board (every message that names one).
+MOVE_THE_LAMP = "move the lamp or tilt the camera until no white spot falls on the board"
 FOV = 62.0  # degrees: the Raspberry Pi camera module v2's horizontal field of view
 # The rim: a band of bare board around the playing area that an arm reaching over the
 # board must cross. It starts a little out from the area (further for Quixo, whose tall
@@ -114,13 +116,15 @@ READERS: dict[str, type[Reader]] = {
 class Reading:
     """One frame's reading: ``cells`` (cell -> token, RULES.md) with a ``confidence``
     (0-1) each; ``hand`` says a hand or arm is over the board (the frame should be
-    skipped); ``fix`` is where the board was found."""
+    skipped); ``fix`` is where the board was found; ``blown``: the cells a lamp's
+    reflection blows out (:meth:`Recogniser.blown_cells`), for telling the user."""
 
     cells: Mapping[str, str]
     confidence: Mapping[str, float]
     hand: bool = False
     fix: Fix | None = None
     threshold: float = CONFIDENT
+    blown: frozenset[str] = frozenset()
 
     @property
     def uncertain(self) -> frozenset[str]:
@@ -184,14 +188,15 @@ class Recogniser:
         tops = self.top_down(image, fix)
         cells, confidence = self.reader.read(tops)
         hand = self._hand(image, fix) or self.reader.arm_over(tops)
-        for cell in self.blown_cells(image, fix):
+        blown = self.blown_cells(image, fix)
+        for cell in blown:
             if self.reader.GLARE_HIDES_ONLY and cells[cell] not in ("", "."):
                 continue  # a piece read surely there is one (Reader.GLARE_HIDES_ONLY)
             confidence[cell] = min(confidence[cell], GLARE_CONFIDENCE)
-        return Reading(cells, confidence, hand, fix)
+        return Reading(cells, confidence, hand, fix, blown=frozenset(blown))
 
-    def blown_cells(self, image: Image, fix: Fix) -> list[str]:
-        """Cells more than ``GLARE_SHARE`` of whose picture is blown out (a lamp's
+    def blown_cells(self, image: Image, fix: Fix, share: float = GLARE_SHARE) -> list[str]:
+        """Cells more than ``share`` of whose picture is blown out (a lamp's
         reflection on a glossy board or piece: every channel at the sensor's ceiling, so
         the surface's colour is lost there). A reading of such a cell is doubted rather
         than trusted (highlights are not light pieces); where a reflection can only hide a
@@ -210,7 +215,7 @@ class Recogniser:
         out = []
         for cell in self.cells:
             f, r = g.position(cell)
-            if blocks[g.ranks - 1 - r, f] > GLARE_SHARE:
+            if blocks[g.ranks - 1 - r, f] > share:
                 out.append(cell)
         return out
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from .calibrate import Calibration
 from .calibrate import calibrate as measure
-from .classify import READERS, Reading, Recogniser
+from .classify import MOVE_THE_LAMP, READERS, Reading, Recogniser
 from .detect import WHERE, VisionError
 from .geometry import geometry_for
 from .source import CameraError, Image, read_image
@@ -44,9 +44,14 @@ def calibrate(image_path: PathLike, game: str, position_path: PathLike, out_path
         result.save(out_path)
     except OSError as exc:
         raise VisionError(f"cannot write calibration {out_path}: {exc.strerror or exc}") from exc
+    if result.blown:
+        log.warning("calibration kept, but %s read%s as the light: a lamp's reflection blows "
+                    "%s out in this picture, and will in play (a move there waits for the "
+                    "rules); %s", ", ".join(result.blown), "s" if len(result.blown) == 1 else "",
+                    "it" if len(result.blown) == 1 else "them", MOVE_THE_LAMP)
     if result.doubted:
         log.warning("calibration kept, but %s still read%s otherwise in this picture: check "
-                    "the piece there (askew, in a glare, a smudge), or the position file",
+                    "the piece there (askew, a smudge), or the position file",
                     ", ".join(result.doubted), "s" if len(result.doubted) == 1 else "")
     return result
 
@@ -65,16 +70,30 @@ def classify(image_path: PathLike, game: str, calibration_path: PathLike | None 
     missing = reading.fix.missing if reading.fix is not None else ()
     if as_json:
         return json.dumps({"cells": dict(reading.cells), "uncertain": sorted(reading.uncertain),
-                           "hand": reading.hand, "missing_markers": list(missing)}, indent=1)
+                           "hand": reading.hand, "missing_markers": list(missing),
+                           "blown": sorted(reading.blown)}, indent=1)
     text = format_grid(game, reading)
     if reading.hand:
         text += "\n(a hand or arm is over the board: this reading may be wrong)"
+    if reading.blown:
+        text += "\n" + glare_advice(reading.blown)
     if missing:
         # The board was placed from the others; a user should know the picture is marginal.
         named = "; ".join(f"{m} ({WHERE[m]})" for m in missing)
         text += (f"\n(markers not seen: {named}; the board was placed from the others: keep"
                  " all four in the picture and out of a lamp's reflection)")
     return text
+
+
+def glare_advice(cells: Iterable[str]) -> str:
+    """What to tell a user whose picture a lamp's reflection blows out at ``cells``.
+
+    >>> glare_advice(["d5", "c4"])
+    "(a lamp's reflection blows out c4, d5: only the light shows there, so those cells are read with doubt; move the lamp or tilt the camera until no white spot falls on the board)"
+    """  # noqa: E501
+    named = ", ".join(sorted(cells))
+    return (f"(a lamp's reflection blows out {named}: only the light shows there, so those "
+            f"cells are read with doubt; {MOVE_THE_LAMP})")
 
 
 def format_grid(game: str, reading: Reading) -> str:

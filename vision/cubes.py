@@ -20,7 +20,7 @@ import numpy.typing as npt
 from .detect import Image, Matrix, lifted, warp_area
 from .geometry import BoardGeometry
 from .light import Float, lab, linear
-from .pieces import CEILING, Bool, Prototypes, Reader
+from .pieces import CEILING, SKIPPED, Bool, Prototypes, Reader
 
 __all__ = ["QuixoReader", "fit_top_grid", "hidden_seams"]
 
@@ -185,9 +185,10 @@ class QuixoReader(Reader):
                 confidence[i] = min(confidence[i], float(np.clip(margin, 0, 1)))
         return tokens, confidence
 
-    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
+    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str],
+                  skip: frozenset[str] = frozenset()) -> dict[str, Any]:
         blocks = self.cut(tops)[0]
-        labels = [truth.get(c, ".")[:1] or "." for c in self.cells]
+        labels = [SKIPPED if c in skip else truth.get(c, ".")[:1] or "." for c in self.cells]
         self.prototypes = self.prototypes.fitted(self.features(blocks), labels)
         return {"prototypes": self.prototypes.to_dict()}
 

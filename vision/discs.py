@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from .detect import Image, Matrix, lifted
 from .light import Float
-from .pieces import Bool, Prototypes, Reader, Rim, cell_median
+from .pieces import SKIPPED, Bool, Prototypes, Reader, Rim, cell_median
 
 __all__ = ["DiscReader", "DraughtsReader", "MorrisReader"]
 
@@ -255,9 +255,10 @@ class DiscReader(Reader):
                 confidence[i] = min(float(confidence[i]), float(np.clip(sure, 0, 1)))
         return tokens, confidence, dimmer.astype(np.float64)
 
-    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
+    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str],
+                  skip: frozenset[str] = frozenset()) -> dict[str, Any]:
         blocks = self.cut(tops)[0]
-        labels = [truth.get(c, "")[:1] for c in self.cells]
+        labels = [SKIPPED if c in skip else truth.get(c, "")[:1] for c in self.cells]
         self.prototypes = self.prototypes.fitted(self.features(blocks), labels)
         return {"prototypes": self.prototypes.to_dict()}
 

@@ -33,6 +33,7 @@ from .geometry import BoardGeometry, geometry_for
 from .light import Float, lab
 
 __all__ = [
+    "SKIPPED",
     "Blocks",
     "Bool",
     "Cells",
@@ -114,6 +115,10 @@ class Prototypes:
 
 
 # --------------------------------------------------------------------------- cell blocks
+# The label of a cell left out of a calibration's fit (no prototype has it).
+SKIPPED = "?"
+
+
 class Blocks:
     """A top-down area image cut into cells: ``px`` x ``px`` blocks and masks on them."""
 
@@ -260,8 +265,12 @@ class Reader:
     def decide(self, planes: list[Float]) -> tuple[list[str], npt.NDArray[np.float64]]:
         raise NotImplementedError
 
-    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
-        """Fit this reader to a frame whose position is known; returns its parameters."""
+    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str],
+                  skip: frozenset[str] = frozenset()) -> dict[str, Any]:
+        """Fit this reader to a frame whose position is known; returns its parameters.
+        The cells of ``skip`` are left out of the fit: a lamp's reflection blows them out
+        (:meth:`~vision.classify.Recogniser.blown_cells`), so their colour is the light's,
+        not the piece's."""
         raise NotImplementedError
 
     def load(self, params: Mapping[str, Any]) -> None:

@@ -286,14 +286,17 @@ class TessereReader(Reader):
         off = np.abs((hue - board_hue + 180) % 360 - 180) >= self.VEIL_HUE
         own = c[[index[n] for n in names]]  # the tesserae colours, in ``names`` order
         light, colourful = own[:, 0], np.hypot(own[:, 1], own[:, 2])
-        # A veil lightening a colour from L to 100 takes its chroma from C to 0.
-        kept = colourful[nearest] * np.clip((100.0 - q[:, 0]) / (100.0 - light[nearest]), 0, 1)
+        # A veil lightening a colour from L to 100 takes its chroma from C to 0 (a colour
+        # calibrated at the ceiling itself keeps all of it: no veil can lighten it).
+        kept = colourful[nearest] * np.clip(
+            (100.0 - q[:, 0]) / np.maximum(100.0 - light[nearest], 1e-6), 0, 1)
         chroma = np.hypot(q[:, 1], q[:, 2])
         out: npt.NDArray[np.bool_] = off & (chroma >= self.FAINT) & (
             chroma >= self.VEIL_SHARE * kept) & (q[:, 0] > light[nearest])  # a veil lightens
         return out
 
-    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
+    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str],
+                  skip: frozenset[str] = frozenset()) -> dict[str, Any]:
         blocks = self.cut(tops)[0]
         # Each known colour: pixels of cells holding only that colour, near the middle of
         # a quadrant; the board: empty cells.
@@ -305,7 +308,7 @@ class TessereReader(Reader):
         for i, cell in enumerate(self.cells):
             token = truth.get(cell, "")
             name = "board" if not token else token if len(token) == 1 else None
-            if name is None:
+            if name is None or cell in skip:
                 continue
             rows.append(np.median(blocks[i][inner], axis=0)[None])
             labels.append(name)

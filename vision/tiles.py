@@ -741,9 +741,11 @@ class QuinqueReader(Reader):
                                                 self._square(*t)[1] + 1 - middle))
 
     # ------------------------------------------------------------------ calibration
-    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str]) -> dict[str, Any]:
+    def calibrate(self, tops: Sequence[Float], truth: Mapping[str, str],
+                  skip: frozenset[str] = frozenset()) -> dict[str, Any]:
         """Learns this set's hue between red and orange backpacks in this light: halfway
-        between the two colours' median hues (the default when one colour is missing)."""
+        between the two colours' median hues (the default when one colour is missing).
+        ``skip`` is empty for Quinque (its cells come and go: nothing names them blown)."""
         image = lab(tops[0])
         self.reset()
         self.start = dict(truth)

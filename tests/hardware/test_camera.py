@@ -366,3 +366,19 @@ def test_a_reflection_taken_for_a_hand_is_learned_as_the_rim_and_the_board_reads
     assert isinstance(snapshot, Snapshot)
     wrong = {c for c, token in truth["cells"].items() if snapshot.cells.get(c) != token}
     assert wrong <= snapshot.uncertain
+
+
+def test_health_names_the_cells_a_lamps_reflection_blows_out_and_refreshes_go_on() -> None:
+    # quixo-040 (3D set): an area lamp's reflection blows five cubes out to white. The
+    # health line (the web view's) names them and what to do; the light refreshes, once
+    # all refused by those five cells, are kept.
+    data = Path(__file__).parents[1] / "vision" / "data3d"
+    truth = json.loads((data / "quixo-040.json").read_text(encoding="utf-8"))["cells"]
+    image = cv2.imread(str(data / "quixo-040.jpg"))
+    sensor = sensor_for("quixo", Frames([image] * 6), refresh_every=1.0)
+    sensor.follow_position(truth)
+    drain(sensor)
+    health = sensor.health()
+    assert health.glare == ("c4", "c5", "d3", "d5", "e3")
+    assert "a lamp's reflection over c4, c5, d3, d5, e3 (move the lamp" in health.summary()
+    assert health.refreshed_at is not None and health.refresh_failed == 0

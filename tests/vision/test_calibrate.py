@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -115,3 +116,60 @@ def test_a_refresh_keeps_the_colours_of_tokens_the_position_does_not_show() -> N
     later[..., 0] += 25
     assert recogniser.refresh(np.clip(later, 0, 255).astype(np.uint8), no_block) is not None
     assert recogniser.reader.colours.to_dict()["centres"]["K"] == block  # type: ignore[attr-defined]
+
+
+DATA3D = Path(__file__).parent / "data3d"
+
+
+def _frame3d(name: str) -> tuple[np.ndarray, dict[str, str]]:
+    """A committed 3D frame and its true position."""
+    from tavola.vision.source import read_image
+
+    meta = json.loads((DATA3D / f"{name}.json").read_text(encoding="utf-8"))
+    return read_image(DATA3D / f"{name}.jpg"), dict(meta["cells"])
+
+
+def test_cells_a_lamps_reflection_blows_out_do_not_refuse_a_calibration() -> None:
+    # quixo-040: an area lamp's reflection blows five cubes out to white, symbols and all.
+    # They were counted against the position file ("is the position file the one in the
+    # picture?") and the calibration refused; they are the light's: kept, and named.
+    image, cells = _frame3d("quixo-040")
+    kept = calibrate(image, "quixo", cells)
+    assert kept.blown == ("c4", "c5", "d3", "d5", "e3") and kept.doubted == ()
+    assert Calibration.from_dict(kept.to_dict()).blown == kept.blown
+    # Read with it, the rest of the board is right, and the blown cubes are doubted.
+    reading = Recogniser("quixo", calibration=kept).read(image)
+    wrong = {c for c, t in as_seen("quixo", cells).items() if reading.cells[c] != t}
+    assert wrong <= set(kept.blown) and wrong <= reading.uncertain
+    # A position file that is not the picture is still refused, glare or not.
+    shifted = {c: cells[f"{chr(ord(c[0]) + 1)}{c[1]}"] if c[0] < "e" else "." for c in cells}
+    with pytest.raises(VisionError, match="still differs"):
+        calibrate(image, "quixo", shifted)
+
+
+def test_a_picture_mostly_blown_out_is_refused_for_the_light_not_the_position() -> None:
+    # quixo-077: fifteen cubes read as the lamp's white, not their symbols: the message
+    # says to move the lamp, not to check the position file.
+    image, cells = _frame3d("quixo-077")
+    with pytest.raises(VisionError, match="a lamp's reflection blows out 15 of the 25 cells"):
+        calibrate(image, "quixo", cells)
+
+
+def test_a_tessera_calibrated_as_light_as_the_ceiling_is_no_division_by_zero() -> None:
+    # tessere-190 once calibrated a tessera's colour at lightness 100 (measured on a cell
+    # a reflection blows out), and the veil test divided by zero (numpy's RuntimeWarning,
+    # an inf in the chroma a veil keeps).
+    image, cells = _frame3d("tessere-190")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kept = calibrate(image, "tessere", cells)
+        Recogniser("tessere", calibration=kept).read(image)
+
+
+def test_a_refresh_during_play_follows_the_light_despite_a_reflection() -> None:
+    # The camera refreshes its calibration from frames of the accepted position; a lamp's
+    # reflection on five cubes used to refuse every refresh ("light refreshes refused").
+    image, cells = _frame3d("quixo-040")
+    recogniser = Recogniser("quixo")
+    refreshed = recogniser.refresh(image, cells)
+    assert refreshed is not None and refreshed.blown and recogniser.calibration is refreshed

@@ -204,3 +204,15 @@ def test_classify_names_the_markers_it_did_not_see() -> None:
         "missing_markers"] == [0, 1]
     text = commands.classify(frame, "quinque")
     assert "markers not seen: 0 (top left" in text and "1 (top right" in text
+
+
+def test_classify_names_the_cells_a_lamps_reflection_blows_out() -> None:
+    # quixo-040 (3D set): five cubes blown out to white. The user is told where, and what
+    # to do about it, beside the grid that marks them doubted.
+    picture = Path(__file__).parent / "data3d" / "quixo-040.jpg"
+    text = commands.classify(picture, "quixo")
+    assert ("(a lamp's reflection blows out c4, c5, d3, d5, e3: only the light shows there"
+            in text and "move the lamp or tilt the camera" in text)
+    out = json.loads(commands.classify(picture, "quixo", as_json=True))
+    assert out["blown"] == ["c4", "c5", "d3", "d5", "e3"]
+    assert set(out["blown"]) <= set(out["uncertain"])
