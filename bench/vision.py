@@ -24,21 +24,26 @@ rim first. Prints a Markdown table (for the README).
 
 ``--set DIR``: score a directory of frames instead of rendering (each ``NAME.jpg`` or
 ``.png`` with ``NAME.json`` beside it: ``{"game": ..., "cells": {...}, "hand": bool}``, as
-bench/render3d/generate.py writes them; ``"fov"`` if known). Draughts is compared by colour
-(``WK`` as ``W``): the game supplies the rank. Per game: per cell and per board over the
-frames without a hand, frames where the board was not found, and of the hand frames how
-many were skipped (hand seen, or the board not found) and how many were *misread*:
-reported as a position that is not the true one; and frames without a hand taken for one
-(skipped, so a board lost in play). ``--numbers A:B`` scores only frames
+bench/render3d/generate.py writes them; ``"fov"`` if known). Draughts is compared by
+colour (``WK`` as ``W``): the game supplies the rank. Per game: per cell and per board
+over the frames without a hand, frames where the board was not found, and of the hand
+frames how many were skipped (hand seen, or the board not found) and how many were
+*misread*: reported as a position that is not the true one; and frames without a hand
+taken for one (skipped, so a board lost in play). ``--numbers A:B`` scores only frames
 ``NAME-<k>`` with A <= k < B, ``--parity even|odd`` only even or odd k (a held-out half);
-``--ink-balance`` reads with the white balance that takes a clipped paper's tint from its
-markers' ink (Recogniser's ``ink_balance``, off by default). ``--camera`` shows the frames
-as a camera other than the renderer's would take them (:data:`CAMERAS`: a 640x480 webcam,
-a lens a little out of focus, a webcam's MJPEG stream at quality 40), to measure what the
-reader does with pictures it was not tuned on. "wrong but flagged" counts the cells of the
-frames read (a frame whose board was not found is counted under "not found"); "trusted
-misreads" are the frames read with a wrong cell that was not flagged (what inference would
-believe).
+``--calibrate`` instead calibrates from every clean frame with its true position and
+counts the calibrations kept and refused (too many cells read with doubt, or a picture
+that still differs surely). ``--ink-balance`` reads with the white balance that takes a
+clipped paper's tint from its markers' ink (Recogniser's ``ink_balance``, off by default).
+``--camera`` shows the frames as a camera other than the renderer's would take them
+(:data:`CAMERAS`: a 640x480 webcam, a lens a little out of focus, a webcam's MJPEG stream
+at quality 40), to measure what the reader does with pictures it was not tuned on. "wrong
+but flagged" counts the cells of the frames read (a frame whose board was not found is
+counted under "not found"); "trusted misreads" are the frames read with a wrong cell that
+was not flagged (what inference would believe). A second table splits the same readings
+where a lamp's reflection blows the picture out (``Recogniser.blown_cells``: more than 12 %
+of a cell at the sensor's ceiling): per cell on the cells blown and on the rest, and the
+boards with no cell blown (Quinque not measured: its cells come and go).
 
 ``--idle``: the CPU cost of the camera backend per second of play and of an idle board,
 as a ratio to decoding the same JPEG frames alone (15 fps, measured in this process):
@@ -390,6 +395,46 @@ def print_glare(tallies: Mapping[str, SetTally]) -> None:
               f"({t.clear_boards_right}/{t.clear_boards}) |")
 
 
+def print_calibrations(directory: Path, games: list[str], verbose: bool) -> None:
+    """Calibrate from every clean frame of ``directory`` with its true position (what
+    ``tavola vision calibrate`` does with a picture and the right position file): how many
+    are kept, kept naming cells read otherwise with doubt (a lamp's reflection), or refused
+    for too many such cells, or because the picture still differs surely."""
+    from tavola.vision.calibrate import calibrate
+    from tavola.vision.detect import VisionError
+
+    rows: dict[str, list[int]] = {}
+    refusals: list[str] = []
+    for path in sorted(directory.glob("*.json")):
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        game = meta["game"]
+        image_path = path.with_suffix(".jpg")
+        if (games and game not in games) or meta.get("hand") or not image_path.exists():
+            continue
+        row = rows.setdefault(game, [0, 0, 0, 0, 0])  # frames, kept, naming, light, differs
+        row[0] += 1
+        try:
+            result = calibrate(read_image(image_path), game, meta["cells"],
+                             players=int(meta.get("players", 2)))
+        except VisionError as refused:
+            unsure = "cannot be read surely" in str(refused)
+            row[3 if unsure else 4] += 1
+            refusals.append(f"{path.stem}: {refused}")
+            continue
+        row[1] += 1
+        row[2] += bool(result.unsure)
+    print(f"calibrations from the true position, frames of {directory}\n")
+    print("| game | frames | kept | kept, naming cells read with doubt | "
+          "refused: too many cells read with doubt | refused: the picture still differs |")
+    print("|---|---|---|---|---|---|")
+    for game in sorted(rows, key=lambda g: GAMES.index(g) if g in GAMES else 99):
+        frames, kept, naming, light, differs = rows[game]
+        print(f"| {game} | {frames} | {kept} | {naming} | {light} | {differs} |")
+    if verbose:
+        for line in refusals:
+            print("  " + line)
+
+
 def idle_cost(game: str, seconds: float = 10.0,
               fps: float = 15.0) -> tuple[float, float, float]:
     """CPU of the camera backend per second, idle, in play, and reading every frame in full
@@ -449,6 +494,8 @@ def main() -> None:
                         help="--set: the frames as another camera shows them")
     parser.add_argument("--ink-balance", action="store_true",
                         help="--set: white-balance clipped paper by its markers' ink")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="--set: calibrate from each clean frame's true position")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every misread")
     args = parser.parse_args()
     unknown = sorted(set(args.games) - set(GAMES))
@@ -464,6 +511,9 @@ def main() -> None:
                 parser.error(f"--numbers {args.numbers!r}: give A:B, e.g. 16:100")
             indices = range(int(low), int(high))
         parity = None if args.parity is None else ("even", "odd").index(args.parity)
+        if args.calibrate:
+            print_calibrations(args.set, args.games, args.verbose)
+            return
         print_set(args.set, args.games, args.verbose, indices, parity, args.ink_balance,
                   args.camera)
         return

@@ -328,7 +328,7 @@ class CameraSensor(Closing):
     def _maybe_refresh(self, reading: Reading, now: float) -> None:
         """Refresh the calibration when due, from this frame if it is clean, shows all four
         markers and reads as the position the game accepted (so the colours learned are
-        the right ones), but where a lamp's reflection blows it out."""
+        the right ones) wherever it reads surely."""
         if not self.refresh_every or now < self._refresh_at or reading.hand:
             return
         with self._offer_lock:
@@ -341,10 +341,12 @@ class CameraSensor(Closing):
             read = {c: read.get(c, "") for c in self._cells}
             seen = {c: seen.get(c, "") for c in self._cells}
         # An empty cell and a cell not named are alike (a Quinque reading names the squares
-        # a reflection hides as doubted empty cells); a cell a lamp's reflection blows out
-        # shows the light, not the position (calibrate leaves it out too).
+        # a reflection hides as doubted empty cells); a cell read with doubt, or one a lamp's
+        # reflection blows out, shows the light rather than the position: it neither
+        # confirms nor contradicts it (calibrate's rule too, which then decides).
+        unsure = reading.uncertain | reading.blown
         if any(read.get(c, "") != seen.get(c, "") for c in set(read) | set(seen)
-               if c not in reading.blown):
+               if c not in unsure):
             return
         self._refresh_at = now + self.refresh_every
         if self.refresh_calibration(position):

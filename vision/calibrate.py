@@ -39,7 +39,8 @@ class Calibration:
     ``reader``: the game reader's parameters (prototype colours and spreads, bare cells);
     ``rim``: the bare rim around the playing area (white-balanced Lab rows), the reference
     hands are detected against. ``doubted``: cells of the picture that still read otherwise;
-    ``blown``: cells that read otherwise where a lamp's reflection blows the picture out.
+    ``unsure``: cells that read otherwise with doubt (not counted against the position);
+    ``blown``: those of them a lamp's reflection blows out.
     """
 
     game: str
@@ -47,13 +48,14 @@ class Calibration:
     reader: Mapping[str, Any] = field(default_factory=dict)
     rim: list[list[float]] | None = None
     doubted: tuple[str, ...] = ()
+    unsure: tuple[str, ...] = ()
     blown: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``version`` included)."""
         return {"version": VERSION, "game": self.game, "players": self.players,
                 "reader": dict(self.reader), "rim": self.rim, "doubted": list(self.doubted),
-                "blown": list(self.blown)}
+                "unsure": list(self.unsure), "blown": list(self.blown)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], source: str = "<calibration>") -> Calibration:
@@ -66,7 +68,8 @@ class Calibration:
                                    f"(format {d.get('version')}, this one reads {VERSION}): "
                                    "calibrate again")
         return cls(str(d["game"]), int(d.get("players", 2)), dict(d["reader"]), d.get("rim"),
-                   tuple(d.get("doubted", ())), tuple(d.get("blown", ())))
+                   tuple(d.get("doubted", ())), tuple(d.get("unsure", ())),
+                   tuple(d.get("blown", ())))
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the JSON file."""
@@ -94,12 +97,14 @@ def calibrate(
 
     The fit is robust: each token's colour is the median over the cells that hold it, and
     a cell far from its token's colour is left out of the fit. A calibration that still
-    reads one cell in fifty (at least one) otherwise is kept, those cells named in
-    ``doubted`` (a smudge, a piece askew); more is refused. Cells a lamp's reflection blows
-    out (:meth:`~vision.classify.Recogniser.blown_cells`) show the light, not the piece:
-    those blown out over half are left out of the fit; those that read otherwise are not
-    counted against the position but named in ``blown`` (the light's, not the file's), and
-    more than a third of the cells so is refused (move the lamp).
+    reads one cell in fifty (at least one) otherwise, surely, is kept, those cells named in
+    ``doubted`` (a smudge, a piece askew); more is refused. A cell read otherwise with
+    doubt neither confirms nor contradicts the file: the picture cannot tell (a lamp's
+    reflection blows it out, :meth:`~vision.classify.Recogniser.blown_cells`, or veils it).
+    Such cells are named in ``unsure`` (those a reflection blows out also in ``blown``),
+    not counted against the file; more than a third of the cells so is refused (move the
+    lamp). Cells blown out over half show the light in their middle, not the piece: they
+    are left out of the fit.
 
     ``base``: an earlier calibration whose colours the tokens absent from ``cells`` keep
     (a refresh during play); without it they keep the nominal colours.
@@ -125,13 +130,18 @@ def calibrate(
     reading = check.read(image)
     differ = sorted(c for c in set(truth) | set(reading.cells)
                     if reading.cells.get(c, "") != truth.get(c, ""))
-    blown = [c for c in differ if c in glare]
-    wrong = [c for c in differ if c not in glare]
-    if len(blown) * 3 > len(recogniser.cells):
+    glare |= reading.blown  # (Quinque's cells are named by the lattice the reading found)
+    unsure = [c for c in differ if c in glare or c in reading.uncertain]
+    blown = [c for c in unsure if c in glare]
+    wrong = [c for c in differ if c not in unsure]
+    if len(unsure) * 3 > (len(recogniser.cells) or len(truth)):
+        named = f"{', '.join(unsure[:6])}{', ...' if len(unsure) > 6 else ''}"
+        light = ("all blown out by a lamp's reflection" if len(blown) == len(unsure) else
+                 f"a lamp's reflection blows out {len(blown)} of them" if blown else
+                 "veiled by the light")
         raise VisionError(
-            f"a lamp's reflection blows out {len(blown)} of the {len(recogniser.cells)} cells "
-            f"({', '.join(blown[:6])}{', ...' if len(blown) > 6 else ''}), which then read "
-            f"as the light, not the pieces: {MOVE_THE_LAMP}, and take the picture again")
+            f"{len(unsure)} cells cannot be read surely ({named}; {light}): too few are left "
+            f"to measure the pieces by; {MOVE_THE_LAMP}, and take the picture again")
     if len(wrong) > max(1, len(truth) // 50):
         shown = ", ".join(f"{c} reads {reading.cells.get(c, '')!r} not {truth.get(c, '')!r}"
                           for c in wrong[:4])
@@ -140,7 +150,8 @@ def calibrate(
             f"cell{'s' if len(wrong) > 1 else ''} ({shown}): is the position file the one in "
             "the picture, with a1 at the first player's bottom left?"
         )
-    return Calibration(game, players, params, result.rim, tuple(wrong), tuple(blown))
+    return Calibration(game, players, params, result.rim, tuple(wrong), tuple(unsure),
+                       tuple(blown))
 
 
 def _checked(game: str, cells: Mapping[str, str], tokens: frozenset[str],

@@ -44,11 +44,13 @@ def calibrate(image_path: PathLike, game: str, position_path: PathLike, out_path
         result.save(out_path)
     except OSError as exc:
         raise VisionError(f"cannot write calibration {out_path}: {exc.strerror or exc}") from exc
-    if result.blown:
-        log.warning("calibration kept, but %s read%s as the light: a lamp's reflection blows "
-                    "%s out in this picture, and will in play (a move there waits for the "
-                    "rules); %s", ", ".join(result.blown), "s" if len(result.blown) == 1 else "",
-                    "it" if len(result.blown) == 1 else "them", MOVE_THE_LAMP)
+    if result.unsure:
+        which = ("them" if result.blown == result.unsure else ", ".join(result.blown))
+        glare = (f" (a lamp's reflection blows {which} out, and will in play: "
+                 f"{MOVE_THE_LAMP})" if result.blown else "")
+        log.warning("calibration kept without %s: the picture cannot show what stands there "
+                    "(read otherwise with doubt), so a move there waits for the rules%s",
+                    ", ".join(result.unsure), glare)
     if result.doubted:
         log.warning("calibration kept, but %s still read%s otherwise in this picture: check "
                     "the piece there (askew, a smudge), or the position file",
