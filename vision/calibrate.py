@@ -68,8 +68,7 @@ class Calibration:
                                    f"(format {d.get('version')}, this one reads {VERSION}): "
                                    "calibrate again")
         return cls(str(d["game"]), int(d.get("players", 2)), dict(d["reader"]), d.get("rim"),
-                   tuple(d.get("doubted", ())), tuple(d.get("unsure", ())),
-                   tuple(d.get("blown", ())))
+                   *(_cell_names(d, key, source) for key in ("doubted", "unsure", "blown")))
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the JSON file."""
@@ -152,6 +151,16 @@ def calibrate(
         )
     return Calibration(game, players, params, result.rim, tuple(wrong), tuple(unsure),
                        tuple(blown))
+
+
+def _cell_names(d: Mapping[str, Any], key: str, source: str) -> tuple[str, ...]:
+    """The list of cell names under ``key`` (none if absent); CalibrationError if it is
+    something else (a hand-edited file: a string would read as its letters)."""
+    names = d.get(key, [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise CalibrationError(f"{source}: {key!r} must be a list of cell names such as "
+                               f'["c4", "d5"], not {names!r}: fix it or calibrate again')
+    return tuple(names)
 
 
 def _checked(game: str, cells: Mapping[str, str], tokens: frozenset[str],

@@ -81,6 +81,10 @@ def test_bad_calibration_files_are_named(tmp_path: Path) -> None:
     path.write_text('{"version": 99, "game": "quixo", "reader": {}}')
     with pytest.raises(CalibrationError, match="calibrate again"):
         Calibration.load(path)
+    path.write_text('{"game": "quixo", "reader": {}, "blown": "c4"}')
+    with pytest.raises(CalibrationError, match=r"calib.json: 'blown' must be a list of cell "
+                       r"names such as \["):
+        Calibration.load(path)
     with pytest.raises(ValueError, match="the calibration is for quixo, not tessere"):
         Recogniser("tessere", calibration=Calibration("quixo"))
 
