@@ -33,17 +33,19 @@ taken for one (skipped, so a board lost in play). ``--numbers A:B`` scores only 
 ``NAME-<k>`` with A <= k < B, ``--parity even|odd`` only even or odd k (a held-out half);
 ``--calibrate`` instead calibrates from every clean frame with its true position and
 counts the calibrations kept and refused (too many cells read with doubt, or a picture
-that still differs surely). ``--ink-balance`` reads with the white balance that takes a
-clipped paper's tint from its markers' ink (Recogniser's ``ink_balance``, off by default).
-``--camera`` shows the frames as a camera other than the renderer's would take them
-(:data:`CAMERAS`: a 640x480 webcam, a lens a little out of focus, a webcam's MJPEG stream
-at quality 40), to measure what the reader does with pictures it was not tuned on. "wrong
-but flagged" counts the cells of the frames read (a frame whose board was not found is
-counted under "not found"); "trusted misreads" are the frames read with a wrong cell that
-was not flagged (what inference would believe). A second table splits the same readings
-where a lamp's reflection blows the picture out (``Recogniser.blown_cells``: more than 12 %
-of a cell at the sensor's ceiling): per cell on the cells blown and on the rest, and the
-boards with no cell blown (Quinque not measured: its cells come and go).
+that still differs surely); ``--check`` judges every clean frame as ``tavola vision
+check`` does and reads it (how the frames it passes read, and what it asks to fix).
+``--ink-balance`` reads with the white balance that takes a clipped paper's tint from its
+markers' ink (Recogniser's ``ink_balance``, off by default). ``--camera`` shows the frames
+as a camera other than the renderer's would take them (:data:`CAMERAS`: a 640x480 webcam,
+a lens a little out of focus, a webcam's MJPEG stream at quality 40), to measure what the
+reader does with pictures it was not tuned on. "wrong but flagged" counts the cells of the
+frames read (a frame whose board was not found is counted under "not found"); "trusted
+misreads" are the frames read with a wrong cell that was not flagged (what inference would
+believe). A second table splits the same readings where a lamp's reflection blows the
+picture out (``Recogniser.blown_cells``: more than 12 % of a cell at the sensor's
+ceiling): per cell on the cells blown and on the rest, and the boards with no cell blown
+(Quinque not measured: its cells come and go).
 
 ``--idle``: the CPU cost of the camera backend per second of play and of an idle board,
 as a ratio to decoding the same JPEG frames alone (15 fps, measured in this process):
@@ -435,6 +437,55 @@ def print_calibrations(directory: Path, games: list[str], verbose: bool) -> None
             print("  " + line)
 
 
+def print_checks(directory: Path, games: list[str], camera: str | None) -> None:
+    """Judge every clean frame of ``directory`` as ``tavola vision check`` does, and read
+    it: how the frames the check passes read, how those it asks to fix read, and what it
+    asks to fix (a frame may need several things)."""
+    from collections import Counter
+
+    from tavola.vision.setup_check import check_setup
+
+    rows: dict[str, list[int]] = {}  # passed, cells, wrong; to fix, cells, wrong
+    asked: dict[str, Counter[str]] = {}
+    for path in sorted(directory.glob("*.json")):
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        game = meta["game"]
+        image_path = path.with_suffix(".jpg")
+        if (games and game not in games) or meta.get("hand") or not image_path.exists():
+            continue
+        image = read_image(image_path)
+        if camera is not None:
+            image = CAMERAS[camera](image)
+        fov = float(meta.get("fov", 62.0))
+        report = check_setup(image, game, fov=fov, players=int(meta.get("players", 2)))
+        asked.setdefault(game, Counter()).update(f.what for f in report.findings if f.fix)
+        try:
+            reading = Recogniser(game, fov=fov).read(image)
+            wrong, _, cells, _ = _compare(game, meta["cells"], reading)
+        except MarkersNotFoundError:
+            wrong, cells = set(meta["cells"]), len(meta["cells"])
+        row = rows.setdefault(game, [0] * 6)
+        at = 0 if report.ok else 3
+        row[at] += 1
+        row[at + 1] += cells
+        row[at + 2] += len(wrong)
+    which = "" if camera is None else f", as a {camera} camera shows them"
+    print(f"'tavola vision check' on the clean frames of {directory}{which}\n")
+    print("| game | good to play: frames | their cells read right | to fix: frames | "
+          "their cells read right | what to fix (frames) |")
+    print("|---|---|---|---|---|---|")
+    for game in sorted(rows, key=lambda g: GAMES.index(g) if g in GAMES else 99):
+        good, good_cells, good_wrong, fix, fix_cells, fix_wrong = rows[game]
+        what = ", ".join(f"{k} {n}" for k, n in asked[game].most_common())
+        print(f"| {game} | {good} | {_share(good_cells - good_wrong, good_cells)} | {fix} | "
+              f"{_share(fix_cells - fix_wrong, fix_cells)} | {what} |")
+
+
+def _share(part: int, whole: int) -> str:
+    """``part`` of ``whole`` as a percentage, or "-" of nothing."""
+    return f"{part / whole:.3%}" if whole else "-"
+
+
 def idle_cost(game: str, seconds: float = 10.0,
               fps: float = 15.0) -> tuple[float, float, float]:
     """CPU of the camera backend per second, idle, in play, and reading every frame in full
@@ -496,6 +547,8 @@ def main() -> None:
                         help="--set: white-balance clipped paper by its markers' ink")
     parser.add_argument("--calibrate", action="store_true",
                         help="--set: calibrate from each clean frame's true position")
+    parser.add_argument("--check", action="store_true",
+                        help="--set: judge each clean frame as 'tavola vision check' does")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every misread")
     args = parser.parse_args()
     unknown = sorted(set(args.games) - set(GAMES))
@@ -513,6 +566,9 @@ def main() -> None:
         parity = None if args.parity is None else ("even", "odd").index(args.parity)
         if args.calibrate:
             print_calibrations(args.set, args.games, args.verbose)
+            return
+        if args.check:
+            print_checks(args.set, args.games, args.camera)
             return
         print_set(args.set, args.games, args.verbose, indices, parity, args.ink_balance,
                   args.camera)

@@ -137,6 +137,11 @@ def _cmd_vision(args: argparse.Namespace) -> int:
             commands.calibrate(args.image, args.game, args.position, args.output,
                                players=args.players)
             print(f"Wrote {args.output}.")
+        elif args.vision_command == "check":
+            report = commands.check(args.image, args.game, source=args.source,
+                                    players=args.players)
+            print(report)
+            return 0 if report.ok else 1
         else:
             print(commands.classify(args.image, args.game, args.calibration,
                                     as_json=args.json, players=args.players))
@@ -303,6 +308,13 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--game", required=True)
     v.add_argument("--position", required=True, help='JSON {"cells": {"a1": "RY", ...}}')
     v.add_argument("-o", "--output", required=True, help="the calibration file to write")
+    v.add_argument("--players", type=int, default=2)
+    v = vsub.add_parser("check", help="judge the camera's setup from one picture: markers, "
+                        "tilt, glare, focus (exit status 1 if something needs fixing)")
+    v.add_argument("image", nargs="?", help="a picture of the board (or --source)")
+    v.add_argument("--game", required=True)
+    v.add_argument("--source", help="take the picture with this camera: 0, 1 ... (USB), "
+                   "picamera2, or a video file (stop tavola run first)")
     v.add_argument("--players", type=int, default=2)
     v = vsub.add_parser("classify", help="read the position in a picture")
     v.add_argument("image")

@@ -129,7 +129,7 @@ def calibrate(
     reading = check.read(image)
     differ = sorted(c for c in set(truth) | set(reading.cells)
                     if reading.cells.get(c, "") != truth.get(c, ""))
-    glare |= reading.blown  # (Quinque's cells are named by the lattice the reading found)
+    # (Quinque names no blown cells, its cells coming and going: its reader doubts them.)
     unsure = [c for c in differ if c in glare or c in reading.uncertain]
     blown = [c for c in unsure if c in glare]
     wrong = [c for c in differ if c not in unsure]

@@ -1,8 +1,9 @@
-"""What ``tavola vision calibrate`` and ``tavola vision classify`` do (the CLI wires them).
+"""What ``tavola vision calibrate``, ``classify`` and ``check`` do (the CLI wires them).
 
-Both take a picture of the board; errors a user can meet (an unreadable picture, markers
-not found, a bad position file, a calibration for another game) raise :class:`VisionError`
-with a message that says what to do, never a traceback.
+Each takes a picture of the board (``check`` also a frame from the camera itself); errors
+a user can meet (an unreadable picture, markers not found, a bad position file, a
+calibration for another game) raise :class:`VisionError` with a message that says what to
+do, never a traceback.
 
 A position file is the identity view of RULES.md: ``{"cells": {"a1": "RY", "b1": "", ...}}``
 (Quinque: skydiver cells ``"x,y"``). ``classify --json`` prints the same form, plus the
@@ -11,6 +12,7 @@ cells it is unsure of and whether a hand was in the way.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -22,7 +24,8 @@ from .calibrate import calibrate as measure
 from .classify import MOVE_THE_LAMP, READERS, Reading, Recogniser
 from .detect import WHERE, VisionError
 from .geometry import geometry_for
-from .source import CameraError, Image, read_image
+from .setup_check import SetupReport, check_setup
+from .source import CameraError, Image, open_source, read_image
 
 __all__ = ["VisionError", "calibrate", "classify", "format_grid"]
 
@@ -85,6 +88,37 @@ def classify(image_path: PathLike, game: str, calibration_path: PathLike | None 
         text += (f"\n(markers not seen: {named}; the board was placed from the others: keep"
                  " all four in the picture and out of a lamp's reflection)")
     return text
+
+
+def check(image_path: PathLike | None, game: str, *, source: str | None = None,
+          players: int = 2, warm_up: int = 15) -> SetupReport:
+    """Judge the camera's setup (:mod:`vision.setup_check`) from the picture
+    ``image_path``, or from the camera ``source`` names (a config's ``source``: ``"0"``,
+    ``"picamera2"``, a video file), its ``warm_up``-th frame (auto exposure and white
+    balance settle in the first frames)."""
+    _check_game(game)
+    if image_path is None and source is None:
+        raise VisionError("give a picture of the board, or --source CAMERA to take one (e.g. "
+                          "--source 0 for the first USB camera)")
+    if image_path is not None and source is not None:
+        raise VisionError("give a picture of the board or --source CAMERA, not both")
+    if image_path is not None:
+        return check_setup(_image(image_path), game, players=players)
+    assert source is not None
+    try:
+        with contextlib.closing(open_source(source)) as camera:
+            frame = None
+            for _ in range(max(1, warm_up)):
+                got = camera.read()
+                if got is None:
+                    break  # a file or directory that has no more
+                frame = got
+    except CameraError as exc:
+        raise VisionError(str(exc)) from None
+    if frame is None:
+        raise VisionError(f"camera {source!r} gave no picture: is it plugged in, and not in "
+                          "use by tavola run?")
+    return check_setup(frame, game, players=players)
 
 
 def glare_advice(cells: Iterable[str]) -> str:
