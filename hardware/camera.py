@@ -57,6 +57,7 @@ from tavola.vision.calibrate import Calibration
 from tavola.vision.classify import MOVE_THE_LAMP, Reading, Recogniser, as_seen
 from tavola.vision.detect import MarkersNotFoundError
 from tavola.vision.motion import ChangeGate
+from tavola.vision.setup_check import SetupReport, check_setup
 from tavola.vision.source import CameraError, FrameSource, Image, open_source
 
 from .base import Capability, Closing, SensorEvent, SensorFault, Snapshot
@@ -213,6 +214,7 @@ class CameraSensor(Closing):
         self.frames = 0  # frames read, for status and tests
         self.analysed = 0  # frames read in full (the others showed no change)
         self.skipped = 0  # frames skipped for a hand over the board
+        self.setup: SetupReport | None = None  # the setup as the first clean frame showed it
 
     # ------------------------------------------------------------ SensorBackend
     @property
@@ -305,6 +307,8 @@ class CameraSensor(Closing):
                     self._last = self.recogniser.read(image)
                 if not self._last.hand:
                     self._clean_frame = image
+                    if self.setup is None:
+                        self._check_setup(image)
             except MarkersNotFoundError as lost:
                 self._last = lost
         # else: nothing moved since the last full reading, which stands for this frame too
@@ -324,6 +328,17 @@ class CameraSensor(Closing):
             self._reported = None  # back: the next agreed reading is a full resync
         self._maybe_refresh(reading, now)
         return self._agree(reading, now)
+
+    def _check_setup(self, image: Image) -> None:
+        """Judge the setup once, from the first clean frame (what ``tavola vision check``
+        says), and log what needs fixing: a club's table is set up without a screen, and
+        its log is where a lamp's reflection or a soft focus shows first."""
+        self.setup = check_setup(image, self.game, fov=self.recogniser.fov,
+                                 players=self.recogniser.players)
+        for finding in self.setup.findings:
+            if finding.fix:
+                log.warning("camera setup: %s: %s; %s ('tavola vision check' tells more)",
+                            finding.what, finding.said, finding.advice)
 
     def _maybe_refresh(self, reading: Reading, now: float) -> None:
         """Refresh the calibration when due, from this frame if it is clean, shows all four

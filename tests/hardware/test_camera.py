@@ -382,3 +382,21 @@ def test_health_names_the_cells_a_lamps_reflection_blows_out_and_refreshes_go_on
     assert health.glare == ("c4", "c5", "d3", "d5", "e3")
     assert "a lamp's reflection over c4, c5, d3, d5, e3 (move the lamp" in health.summary()
     assert health.refreshed_at is not None and health.refresh_failed == 0
+
+
+def test_the_setup_is_judged_once_from_the_first_clean_frame(
+        caplog: pytest.LogCaptureFixture) -> None:
+    # A club's table has no screen: what 'tavola vision check' would say to fix is logged
+    # when the camera first sees the board clearly.
+    data = Path(__file__).parents[1] / "vision" / "data3d"
+    image = cv2.imread(str(data / "quixo-040.jpg"))
+    sensor = sensor_for("quixo", Frames([image] * 4))
+    with caplog.at_level(logging.WARNING, logger="tavola.camera"):
+        drain(sensor)
+    assert sensor.setup is not None and not sensor.setup.ok
+    said = [r.getMessage() for r in caplog.records if "camera setup" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith(
+        "camera setup: glare: a lamp's reflection blows out c4, c5, d3, d5, e3")
+    good = sensor_for("quixo", Frames([cv2.imread(str(data / "quixo-000.jpg"))] * 2))
+    drain(good)
+    assert good.setup is not None and good.setup.ok
