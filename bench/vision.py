@@ -63,7 +63,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -355,7 +355,7 @@ def print_set(directory: Path, games: list[str], verbose: bool, indices: range |
             "clean frames taken for a hand | ms per frame (median) |")
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
-    for game in sorted(tallies, key=lambda g: GAMES.index(g) if g in GAMES else 99):
+    for game in in_order(tallies):
         t = tallies[game]
         cell = 1 - t.wrong / max(t.cells, 1)
         board = 1 - t.boards_wrong / max(t.boards, 1)
@@ -382,7 +382,7 @@ def print_glare(tallies: Mapping[str, SetTally]) -> None:
             "boards with no cell blown: read right |")
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
-    for game in sorted(tallies, key=lambda g: GAMES.index(g) if g in GAMES else 99):
+    for game in in_order(tallies):
         t = tallies[game]
         if t.blown is None:
             print(f"| {game} | not measured (its cells come and go) | | | |")
@@ -397,6 +397,23 @@ def print_glare(tallies: Mapping[str, SetTally]) -> None:
               f"({t.clear_boards_right}/{t.clear_boards}) |")
 
 
+def clean_frames(directory: Path, games: list[str]) -> Iterator[tuple[Path, dict[str, Any],
+                                                                       Path]]:
+    """(truth file, its contents, picture) of every frame of ``directory`` without a hand
+    over the board, of ``games`` (all if empty), in name order."""
+    for path in sorted(directory.glob("*.json")):
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        image_path = path.with_suffix(".jpg")
+        if (games and meta["game"] not in games) or meta.get("hand") or not image_path.exists():
+            continue
+        yield path, meta, image_path
+
+
+def in_order(games: Iterable[str]) -> list[str]:
+    """``games`` in the order of :data:`GAMES` (any other last)."""
+    return sorted(games, key=lambda g: GAMES.index(g) if g in GAMES else 99)
+
+
 def print_calibrations(directory: Path, games: list[str], verbose: bool) -> None:
     """Calibrate from every clean frame of ``directory`` with its true position (what
     ``tavola vision calibrate`` does with a picture and the right position file): how many
@@ -407,12 +424,8 @@ def print_calibrations(directory: Path, games: list[str], verbose: bool) -> None
 
     rows: dict[str, list[int]] = {}
     refusals: list[str] = []
-    for path in sorted(directory.glob("*.json")):
-        meta = json.loads(path.read_text(encoding="utf-8"))
+    for path, meta, image_path in clean_frames(directory, games):
         game = meta["game"]
-        image_path = path.with_suffix(".jpg")
-        if (games and game not in games) or meta.get("hand") or not image_path.exists():
-            continue
         row = rows.setdefault(game, [0, 0, 0, 0, 0])  # frames, kept, naming, light, differs
         row[0] += 1
         try:
@@ -429,7 +442,7 @@ def print_calibrations(directory: Path, games: list[str], verbose: bool) -> None
     print("| game | frames | kept | kept, naming cells read with doubt | "
           "refused: too many cells read with doubt | refused: the picture still differs |")
     print("|---|---|---|---|---|---|")
-    for game in sorted(rows, key=lambda g: GAMES.index(g) if g in GAMES else 99):
+    for game in in_order(rows):
         frames, kept, naming, light, differs = rows[game]
         print(f"| {game} | {frames} | {kept} | {naming} | {light} | {differs} |")
     if verbose:
@@ -447,12 +460,8 @@ def print_checks(directory: Path, games: list[str], camera: str | None) -> None:
 
     rows: dict[str, list[int]] = {}  # passed, cells, wrong; to fix, cells, wrong
     asked: dict[str, Counter[str]] = {}
-    for path in sorted(directory.glob("*.json")):
-        meta = json.loads(path.read_text(encoding="utf-8"))
+    for _, meta, image_path in clean_frames(directory, games):
         game = meta["game"]
-        image_path = path.with_suffix(".jpg")
-        if (games and game not in games) or meta.get("hand") or not image_path.exists():
-            continue
         image = read_image(image_path)
         if camera is not None:
             image = CAMERAS[camera](image)
@@ -474,7 +483,7 @@ def print_checks(directory: Path, games: list[str], camera: str | None) -> None:
     print("| game | good to play: frames | their cells read right | to fix: frames | "
           "their cells read right | what to fix (frames) |")
     print("|---|---|---|---|---|---|")
-    for game in sorted(rows, key=lambda g: GAMES.index(g) if g in GAMES else 99):
+    for game in in_order(rows):
         good, good_cells, good_wrong, fix, fix_cells, fix_wrong = rows[game]
         what = ", ".join(f"{k} {n}" for k, n in asked[game].most_common())
         print(f"| {game} | {good} | {_share(good_cells - good_wrong, good_cells)} | {fix} | "
