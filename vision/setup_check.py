@@ -172,7 +172,8 @@ def _doubts(cells: frozenset[str], blown: bool) -> Finding:
         return Finding("doubts", f"every {'other ' if blown else ''}cell read surely")
     shown = sorted(cells)
     named = ", ".join(shown[:8]) + (", ..." if len(shown) > 8 else "")
-    return Finding("doubts", f"{len(shown)} more cell{'s' if len(shown) > 1 else ''} read "
+    more = " more" if blown else ""
+    return Finding("doubts", f"{len(shown)}{more} cell{'s' if len(shown) > 1 else ''} read "
                    f"with doubt ({named})", "a reflection's veil, a shadow or a piece askew: "
                    f"{MOVE_THE_LAMP}, or set the piece square", fix=True)
 
