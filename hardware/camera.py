@@ -215,6 +215,7 @@ class CameraSensor(Closing):
         self.analysed = 0  # frames read in full (the others showed no change)
         self.skipped = 0  # frames skipped for a hand over the board
         self.setup: SetupReport | None = None  # the setup as the first clean frame showed it
+        self._setup_judged = False
 
     # ------------------------------------------------------------ SensorBackend
     @property
@@ -307,7 +308,7 @@ class CameraSensor(Closing):
                     self._last = self.recogniser.read(image)
                 if not self._last.hand:
                     self._clean_frame = image
-                    if self.setup is None:
+                    if not self._setup_judged:
                         self._check_setup(image)
             except MarkersNotFoundError as lost:
                 self._last = lost
@@ -333,8 +334,13 @@ class CameraSensor(Closing):
         """Judge the setup once, from the first clean frame (what ``tavola vision check``
         says), and log what needs fixing: a club's table is set up without a screen, and
         its log is where a lamp's reflection or a soft focus shows first."""
-        self.setup = check_setup(image, self.game, fov=self.recogniser.fov,
-                                 players=self.recogniser.players)
+        self._setup_judged = True  # once, whatever happens: never a cost on every frame
+        try:
+            self.setup = check_setup(image, self.game, fov=self.recogniser.fov,
+                                     players=self.recogniser.players)
+        except Exception:  # advice must never cost the board its readings
+            log.exception("camera: the setup could not be judged")
+            return
         for finding in self.setup.findings:
             if finding.fix:
                 log.warning("camera setup: %s: %s; %s ('tavola vision check' tells more)",

@@ -400,3 +400,25 @@ def test_the_setup_is_judged_once_from_the_first_clean_frame(
     good = sensor_for("quixo", Frames([cv2.imread(str(data / "quixo-000.jpg"))] * 2))
     drain(good)
     assert good.setup is not None and good.setup.ok
+
+
+def test_a_setup_check_that_fails_costs_no_reading(monkeypatch: pytest.MonkeyPatch,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    # Advice must never cost the board: a setup check that raises is logged once, and
+    # every frame is still read and reported.
+    import tavola.hardware.camera as camera
+
+    calls = []
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        raise RuntimeError("a bug in the setup check")
+
+    monkeypatch.setattr(camera, "check_setup", broken)
+    cells = {c: "" for c in Layout.for_game("tessere").cells} | {"a1": "R"}
+    sensor = sensor_for("tessere", Frames([frame("tessere", cells)] * 4))
+    with caplog.at_level(logging.ERROR, logger="tavola.camera"):
+        events = drain(sensor)
+    assert len(calls) == 1 and sensor.setup is None
+    assert [e.cells["a1"] for e in events if isinstance(e, Snapshot)] == ["R"]
+    assert any("the setup could not be judged" in r.getMessage() for r in caplog.records)
