@@ -156,49 +156,13 @@ def _glare(image: Image, recogniser: Recogniser, fix: Fix, blown: frozenset[str]
     if recogniser.cells:
         if blown:
             return Finding("glare", f"a lamp's reflection blows out {', '.join(sorted(blown))} "
-                           "(those cells are read with doubt)",
-                           lamp_advice(blown, recogniser.geometry), fix=True)
+                           "(those cells are read with doubt)", MOVE_THE_LAMP, fix=True)
         return Finding("glare", "no cell blown out by a lamp's reflection")
     share = _area_blown(image, recogniser, fix)
     said = f"{share:.0%} of the table area blown out by a lamp's reflection"
     if share > AREA_BLOWN:
         return Finding("glare", said, MOVE_THE_LAMP, fix=True)
     return Finding("glare", said)
-
-
-def lamp_advice(blown: frozenset[str], geometry: BoardGeometry) -> str:
-    """Where to move the lamp whose reflection blows out the cells ``blown``.
-
-    The board mirrors the lamp: its reflection lies between the points below the camera
-    and below the lamp, on the lamp's side. A lamp moved further out beyond that side takes
-    the reflection off the board; a lamp nearly straight above the board has to go to a side.
-
-    >>> from tavola.vision.geometry import geometry_for
-    >>> lamp_advice(frozenset({"a1", "b2"}), geometry_for("draughts"))
-    'the reflection lies towards a1: move the lamp further out beyond that corner, or tilt the camera, until no white spot falls on the board'
-    >>> lamp_advice(frozenset({"d4", "e5"}), geometry_for("draughts"))
-    'the reflection lies in the middle: the lamp is nearly straight above the board, move it off to a side, until no white spot falls on the board'
-    """  # noqa: E501
-    spots = [geometry.position(c) for c in blown]
-    # How far from the middle, as a share of the half-board: -1 file a's edge, +1 the last.
-    across = (sum(f for f, _ in spots) / len(spots) + 0.5) / geometry.files * 2 - 1
-    along = (sum(r for _, r in spots) / len(spots) + 0.5) / geometry.ranks * 2 - 1
-    sides = []
-    last_file, last_rank = chr(ord("a") + geometry.files - 1), geometry.ranks
-    if abs(across) > 1 / 3:
-        sides.append(("file a", "a") if across < 0 else (f"file {last_file}", last_file))
-    if abs(along) > 1 / 3:
-        sides.append(("rank 1", "1") if along < 0 else (f"rank {last_rank}", str(last_rank)))
-    until = "until no white spot falls on the board"
-    if not sides:
-        return (f"the reflection lies in the middle: the lamp is nearly straight above the "
-                f"board, move it off to a side, {until}")
-    if len(sides) == 2:  # towards a corner: name it as a cell
-        corner = sides[0][1] + sides[1][1]
-        return (f"the reflection lies towards {corner}: move the lamp further out beyond "
-                f"that corner, or tilt the camera, {until}")
-    return (f"the reflection lies towards {sides[0][0]}: move the lamp further out beyond "
-            f"that side, or tilt the camera, {until}")
 
 
 def _doubts(cells: frozenset[str], blown: bool) -> Finding:
