@@ -139,7 +139,7 @@ def _cmd_vision(args: argparse.Namespace) -> int:
             print(f"Wrote {args.output}.")
         elif args.vision_command == "check":
             report = commands.check(args.image, args.game, source=args.source,
-                                    players=args.players)
+                                    players=args.players, calibration_path=args.calibration)
             print(report)
             return 0 if report.ok else 1
         else:
@@ -315,6 +315,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--game", required=True)
     v.add_argument("--source", help="take the picture with this camera: 0, 1 ... (USB), "
                    "picamera2, or a video file (stop tavola run first)")
+    v.add_argument("--calibration", help="read as with this file from 'tavola vision "
+                   "calibrate'")
     v.add_argument("--players", type=int, default=2)
     v = vsub.add_parser("classify", help="read the position in a picture")
     v.add_argument("image")

@@ -337,7 +337,8 @@ class CameraSensor(Closing):
         self._setup_judged = True  # once, whatever happens: never a cost on every frame
         try:
             self.setup = check_setup(image, self.game, fov=self.recogniser.fov,
-                                     players=self.recogniser.players)
+                                     players=self.recogniser.players,
+                                     calibration=self.recogniser.calibration)
         except Exception:  # advice must never cost the board its readings
             log.exception("camera: the setup could not be judged")
             return

@@ -67,10 +67,7 @@ def classify(image_path: PathLike, game: str, calibration_path: PathLike | None 
     (``as_json``) or a readable grid (cells read with doubt marked ``?``)."""
     _check_game(game)
     image = _image(image_path)
-    calibration = Calibration.load(calibration_path) if calibration_path is not None else None
-    if calibration is not None and calibration.game != game:
-        raise VisionError(f"calibration {calibration_path} is for {calibration.game}, not "
-                          f"{game}: use the game's own calibration, or none")
+    calibration = _calibration(calibration_path, game)
     reading = Recogniser(game, players=players, calibration=calibration).read(image)
     missing = reading.fix.missing if reading.fix is not None else ()
     if as_json:
@@ -91,7 +88,8 @@ def classify(image_path: PathLike, game: str, calibration_path: PathLike | None 
 
 
 def check(image_path: PathLike | None, game: str, *, source: str | None = None,
-          players: int = 2, warm_up: int = 15) -> SetupReport:
+          players: int = 2, calibration_path: PathLike | None = None,
+          warm_up: int = 15) -> SetupReport:
     """Judge the camera's setup (:mod:`vision.setup_check`) from the picture
     ``image_path``, or from the camera ``source`` names (a config's ``source``: ``"0"``,
     ``"picamera2"``, a video file), its ``warm_up``-th frame (auto exposure and white
@@ -102,8 +100,9 @@ def check(image_path: PathLike | None, game: str, *, source: str | None = None,
                           "--source 0 for the first USB camera)")
     if image_path is not None and source is not None:
         raise VisionError("give a picture of the board or --source CAMERA, not both")
+    calibration = _calibration(calibration_path, game)
     if image_path is not None:
-        return check_setup(_image(image_path), game, players=players)
+        return check_setup(_image(image_path), game, players=players, calibration=calibration)
     assert source is not None
     try:
         with contextlib.closing(open_source(source)) as camera:
@@ -118,7 +117,7 @@ def check(image_path: PathLike | None, game: str, *, source: str | None = None,
     if frame is None:
         raise VisionError(f"camera {source!r} gave no picture: is it plugged in, and not in "
                           "use by tavola run?")
-    return check_setup(frame, game, players=players)
+    return check_setup(frame, game, players=players, calibration=calibration)
 
 
 def glare_advice(cells: Iterable[str]) -> str:
@@ -178,6 +177,15 @@ def _format_tiles(reading: Reading, show: Callable[[str, str], str]) -> str:
         lines.append(f"{y:>{label}} {row}".rstrip())
     lines.append(" " * (label + 1) + "".join(str(x).ljust(width) for x in range(x0, x1 + 1)))
     return "\n".join(lines).rstrip()
+
+
+def _calibration(path: PathLike | None, game: str) -> Calibration | None:
+    """The calibration file ``path`` (None: none), checked to be ``game``'s."""
+    calibration = Calibration.load(path) if path is not None else None
+    if calibration is not None and calibration.game != game:
+        raise VisionError(f"calibration {path} is for {calibration.game}, not "
+                          f"{game}: use the game's own calibration, or none")
+    return calibration
 
 
 def _check_game(game: str) -> None:

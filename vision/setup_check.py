@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .calibrate import Calibration
 from .classify import FOV, MOVE_THE_LAMP, Recogniser
 from .detect import BLOWN, WHERE, Fix, Image, MarkersNotFoundError, camera_matrix, warp_area
 from .geometry import BoardGeometry
@@ -79,10 +80,12 @@ class SetupReport:
         return "\n".join([head, *(f"  {f}" for f in self.findings), verdict])
 
 
-def check_setup(image: Image, game: str, *, fov: float = FOV, players: int = 2) -> SetupReport:
+def check_setup(image: Image, game: str, *, fov: float = FOV, players: int = 2,
+                calibration: Calibration | None = None) -> SetupReport:
     """Judge the camera's setup from ``image``, a picture of ``game``'s board (see the
-    module docstring). ValueError if the camera cannot read ``game``."""
-    recogniser = Recogniser(game, players=players, fov=fov)
+    module docstring), read as with ``calibration`` (the doubts depend on it). ValueError
+    if the camera cannot read ``game``."""
+    recogniser = Recogniser(game, players=players, fov=fov, calibration=calibration)
     height, width = image.shape[:2]
     findings: list[Finding] = []
     try:

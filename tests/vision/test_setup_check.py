@@ -132,3 +132,18 @@ def test_the_command_reads_a_picture_or_a_camera(tmp_path: Path,
         commands.check(picture, "quixo", source="0")
     with pytest.raises(VisionError, match="the camera cannot read 'chess'"):
         commands.check(picture, "chess")
+
+
+def test_the_check_reads_with_the_boards_calibration(tmp_path: Path) -> None:
+    # The doubts depend on the calibration the camera plays with: the check takes it.
+    from tavola.vision.calibrate import calibrate
+
+    image, meta = frame3d("quixo-000")
+    path = tmp_path / "quixo.json"
+    calibrate(image, "quixo", meta["cells"]).save(path)  # type: ignore[arg-type]
+    picture = DATA / "quixo-000.jpg"
+    assert commands.check(picture, "quixo", calibration_path=path).ok
+    assert main(["vision", "check", str(picture), "--game", "quixo", "--calibration",
+                 str(path)]) == 0
+    with pytest.raises(VisionError, match="is for quixo, not tessere"):
+        commands.check(picture, "tessere", calibration_path=path)
