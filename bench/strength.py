@@ -18,7 +18,11 @@ Run: ``.venv/bin/python bench/strength.py [-n GAMES] [--jobs J] [--parts ...] [G
    what a change of evaluation is worth. ``--evaluation REV`` instead makes every player
    of the run use REV's evaluations (a baseline of the other parts).
 5. ``luck``: the greedy one-ply player against random play, no search at all: how much of
-   a game luck decides, which the ``random`` targets are judged against.
+   a game luck decides, which the ``random`` targets are judged against. In a game with
+   hidden cards (Sequence for Kids) also ``club`` *seeing every card*, the other hands and
+   the deck's order (its MCTS searches the true deal instead of random deals of the unseen
+   cards; a benchmark's oracle, never a player): what search wins when nothing is hidden,
+   an estimate from above of what a player who cannot see the cards may hope for.
 
 Colours alternate between games; game k is seeded with 1000 + k, so a row replays exactly
 (the peers and time budgets aside). Prints win/draw/loss tables from tavola.ai's side, the
@@ -70,7 +74,7 @@ class Side:
     random, greedy, openspiel or py-draughts; ``seconds`` a time budget a move (else the
     level's nodes); ``before``: tavola with the evaluation of that git revision."""
 
-    kind: str
+    kind: str  # tavola, random, greedy, openspiel, py-draughts, or all-seeing (tavola peeking)
     level: str = "strongest"
     seconds: float | None = None
     before: str = ""
@@ -180,6 +184,34 @@ def tavola(side: Side) -> Player:
         player.nodes += result.nodes
         return turn
 
+    player.choose = choose
+    return player
+
+
+@contextmanager
+def _seeing_every_card() -> Iterator[None]:
+    """tavola's MCTS searches the true deal for a while (the cards it may not see
+    included): the oracle of the ``luck`` part."""
+    from tavola.ai import mcts
+
+    honest = mcts.determinise
+    mcts.determinise = lambda game, player, rng: game.copy()
+    try:
+        yield
+    finally:
+        mcts.determinise = honest
+
+
+def all_seeing(side: Side) -> Player:
+    """tavola at ``side.level`` seeing every card: the other hands and the deck's order."""
+    player = tavola(side)
+    honest = player.choose
+
+    def choose(game: Game[Any], rng: random.Random) -> Turn:
+        with _seeing_every_card():
+            return honest(game, rng)
+
+    player.name += " seeing every card"
     player.choose = choose
     return player
 
@@ -381,6 +413,8 @@ def build(side: Side, game_name: str) -> Player:
     """The player ``side`` describes, for ``game_name``."""
     if side.kind == "tavola":
         return tavola(side)
+    if side.kind == "all-seeing":
+        return all_seeing(side)
     if side.kind == "random":
         return random_player()
     if side.kind == "greedy":
@@ -511,6 +545,9 @@ def _pairings(chosen: list[tuple[str, dict[str, Any]]], parts: set[str], n: int,
         if "luck" in parts:  # what a one-ply player wins against random play: the ceiling
             out.append(Pairing(f"{label}: greedy (no search) v random", name, params,
                                Side("greedy"), Side("random"), n))
+            if new_game(name, **params).hidden_information:
+                out.append(Pairing(f"{label}: club seeing every card v random", name, params,
+                                   Side("all-seeing", "club"), Side("random"), n))
         if "before" in parts and before:
             nodes = before_nodes or LEVELS["club"].nodes
             out.append(Pairing(f"{label}: club v {before}'s evaluation, {nodes} nodes", name,
