@@ -27,7 +27,7 @@ from aiohttp import web
 from tavola.config import EventConfig
 from tavola.event import pages
 from tavola.event.hall import Hall, record_suffix, record_text
-from tavola.event.publisher import keep_connected, tls_context
+from tavola.event.publisher import keep_connected, stop_task, tls_context
 from tavola.event.topics import QOS, Command, Topics, encode, event_filter
 from tavola.web.auth import RateLimited, Referees, csrf_ok
 from tavola.web.pages import event, login_page
@@ -87,9 +87,7 @@ class EventConsole:
     async def stop(self) -> None:
         """Stop following and serving."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await stop_task(self._task)
         self.closed = True
         self._wake()
         if self.runner is not None:

@@ -55,6 +55,7 @@ from tavola.web.server import Board
 log = logging.getLogger("tavola.event")
 
 MAX_QUEUED = 10_000  # moves, alerts and acks kept while the broker is away
+STOP_SECONDS = 5.0  # a connection's goodbye takes milliseconds: past this it is cut
 REMEMBERED_COMMANDS = 1_000  # command ids whose answers are kept (a repeat is not redone)
 RECENT_GAMES = 20  # finished games read back for applied command ids when starting
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
@@ -129,9 +130,7 @@ class EventPublisher:
                 await client.publish(self.topics.presence, OFFLINE.encode(), QOS["presence"],
                                      retain=True, timeout=1.0)
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await stop_task(self._task)
             self._task = None
 
     # ----------------------------------------------------------------- the connection
@@ -327,6 +326,21 @@ def tls_context(config: EventConfig) -> ssl.SSLContext | None:
     if not config.tls:
         return None
     return ssl.create_default_context(cafile=str(config.ca_file) if config.ca_file else None)
+
+
+async def stop_task(task: asyncio.Task[Any], seconds: float | None = None) -> None:
+    """Cancel ``task`` (a connection kept by :func:`keep_connected`) and wait for it to
+    end, for ``seconds`` at most (default ``STOP_SECONDS``), then cancel it again.
+
+    Why the limit: the task's first cancellation runs the MQTT client's exit, and
+    aiomqtt 2.5's ``__aexit__`` waits for the broker's disconnect with no time limit. A
+    task is cancelled once, so a disconnect that never completes (seen once, a board's
+    daemon never stopping in an event test under load) would hang the daemon's stop, and
+    with it the shutdown systemd waits for. The second cancellation ends that wait."""
+    task.cancel()
+    limit = STOP_SECONDS if seconds is None else seconds
+    with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
+        await asyncio.wait_for(task, limit)  # on time-out it cancels again, and waits
 
 
 async def keep_connected(connect: Callable[[], aiomqtt.Client],
