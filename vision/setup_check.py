@@ -11,6 +11,8 @@ will read well. Each finding is a measurement with a limit and what to do beyond
 - a lamp's reflection: the cells it blows out (:meth:`Recogniser.blown_cells`; on the
   physically rendered set nearly every misread is one, docs/benchmarks.md), or for
   Quinque the share of its table area so blown;
+- any other cell read with doubt (a reflection's veil that clips nothing, a deep shadow,
+  a piece askew): a move there would wait for the rules;
 - focus: how many pixels the markers' black-to-white edges take (``MAX_EDGE_PX``: the 3D
   set's sharp frames take 2.0-2.4, the same frames a little out of focus 3.4-4.4);
 - a hand over the board, and a picture smaller than 1280 pixels across (a note: the
