@@ -73,6 +73,10 @@ RETRY_MAX = 30.0
 log = logging.getLogger("tavola.camera")
 
 
+# What a setup check finds that stays until someone fixes it (the health line says it).
+STEADY = frozenset({"camera tilt", "focus"})
+
+
 @dataclass(frozen=True)
 class CameraHealth:
     """How the camera sees the board, for a status page (:meth:`CameraSensor.health`).
@@ -85,7 +89,9 @@ class CameraHealth:
     that was kept (None: none yet), ``refresh_failed``: refreshes refused since (the
     picture did not fit the accepted position); ``frames``/``analysed``/``skipped``: frames
     read, read in full, skipped for a hand; ``glare``: the cells a lamp's reflection blew
-    out in the last frame read (what to do about it is in the summary).
+    out in the last frame read (what to do about it is in the summary); ``setup``: what
+    the first clear frame showed to fix that does not come and go with the light or a
+    hand (the camera's tilt, its focus: :mod:`vision.setup_check`).
     """
 
     board_seen: bool
@@ -99,6 +105,7 @@ class CameraHealth:
     analysed: int
     skipped: int
     glare: tuple[str, ...] = ()
+    setup: tuple[str, ...] = ()
 
     def summary(self) -> str:
         """The health in words, for the live view's status line.
@@ -113,6 +120,8 @@ class CameraHealth:
         'camera: not delivering frames, 4 of 4 markers seen'
         >>> CameraHealth(True, (), None, True, False, None, 0, 9, 9, 0, ("d5", "e5")).summary()
         "camera: 4 of 4 markers seen, a lamp's reflection over d5, e5 (move the lamp or tilt the camera until no white spot falls on the board)"
+        >>> CameraHealth(True, (), None, True, False, None, 0, 9, 9, 0, (), ("focus",)).summary()
+        "camera: 4 of 4 markers seen, setup to fix: focus ('tavola vision check' tells how)"
         """  # noqa: E501
         said = [] if self.camera_ok else ["not delivering frames"]
         if not self.board_seen:
@@ -129,6 +138,9 @@ class CameraHealth:
             said.append(f"a lamp's reflection over {', '.join(self.glare)} ({MOVE_THE_LAMP})")
         if self.refresh_failed:
             said.append(f"{self.refresh_failed} light refreshes refused")
+        if self.setup:
+            said.append(f"setup to fix: {', '.join(self.setup)} ('tavola vision check' tells "
+                        "how)")
         return "camera: " + ", ".join(said)
 
 
@@ -285,9 +297,13 @@ class CameraSensor(Closing):
         else:  # nothing read yet, or the camera failed
             seen, missing, hand = False, (0, 1, 2, 3), False
         lost = None if self._lost_since is None else max(0.0, self.clock() - self._lost_since)
+        # (The markers, the glare, the doubts and a hand come and go: the live reading
+        # says those.)
+        setup = tuple(f.what for f in self.setup.findings if f.fix and f.what in STEADY
+                      ) if self.setup is not None else ()
         return CameraHealth(seen, missing, lost, not self._camera_fault, hand,
                             self._refreshed_at, self._refresh_failed, self.frames,
-                            self.analysed, self.skipped, glare)
+                            self.analysed, self.skipped, glare, setup)
 
     def close(self) -> None:
         """Stop reading and release the camera. Idempotent."""

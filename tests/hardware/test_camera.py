@@ -422,3 +422,20 @@ def test_a_setup_check_that_fails_costs_no_reading(monkeypatch: pytest.MonkeyPat
     assert len(calls) == 1 and sensor.setup is None
     assert [e.cells["a1"] for e in events if isinstance(e, Snapshot)] == ["R"]
     assert any("the setup could not be judged" in r.getMessage() for r in caplog.records)
+
+
+def test_a_soft_focus_found_at_the_start_stays_on_the_health_line() -> None:
+    # The referee looks at the web view, not the log: what the first clear frame showed to
+    # fix that stays (here a lens out of focus) is on the camera's health line.
+    data = Path(__file__).parents[1] / "vision" / "data3d"
+    sharp_image = cv2.imread(str(data / "quixo-000.jpg"))
+    assert sharp_image is not None
+    soft = cv2.GaussianBlur(sharp_image, (0, 0), 1.5)
+    sensor = sensor_for("quixo", Frames([soft] * 3))
+    drain(sensor)
+    health = sensor.health()
+    assert health.setup == ("focus",)
+    assert "setup to fix: focus ('tavola vision check' tells how)" in health.summary()
+    sharp = sensor_for("quixo", Frames([sharp_image] * 2))
+    drain(sharp)
+    assert sharp.health().setup == ()
