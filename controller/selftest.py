@@ -11,7 +11,8 @@ Phase 2, the sensor: for a while every settled change is named ("d4 occupied",
 the occupied cells glow dim). Put a piece or a magnet on each cell in turn: if e4 lights
 when you touch d4, two row or column wires are swapped. A whole matrix row or column that
 reads occupied at the start points at a short or at diodes the wrong way round; the cells
-never seen changing are listed at the end.
+never seen changing are listed at the end. A camera ends with what its first clear frame
+showed of its setup (markers, tilt, a lamp's reflection, focus: ``tavola vision check``).
 
 The timing is injected (``sleep``), so the tests run it instantly on the simulator.
 
@@ -175,6 +176,9 @@ async def selftest(
                       f"broken wire, or a diode the wrong way round)")
     else:
         _say(out, "No change seen: is the sensor wired and configured ([sensor] options)?")
+    setup = getattr(sensor, "setup", None)  # a camera judges its setup (vision.setup_check)
+    if setup is not None:
+        _say(out, str(setup))
     return Report(lit=lit, changes=tuple(changes), faults=tuple(faults), silent=silent)
 
 

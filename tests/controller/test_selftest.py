@@ -218,3 +218,25 @@ def test_run_selftest_names_a_bad_sensor_config(
     assert status == 2
     err = capsys.readouterr().err
     assert err.startswith("tavola selftest: cannot start: [sensor.options] row_pins is required")
+
+
+def test_a_camera_selftest_ends_with_the_setup_check() -> None:
+    # `tavola selftest --sensor camera`: besides each change, what the camera's first clear
+    # frame showed of its setup (vision.setup_check), here a lamp's reflection to fix.
+    from tavola.hardware.camera import CameraSensor
+    from tavola.vision.source import FrameList, read_image
+
+    picture = Path(__file__).parents[1] / "vision" / "data3d" / "quixo-040.jpg"
+    frames = FrameList([read_image(picture)] * 4)
+    layout = Layout.for_game("quixo")
+    camera = CameraSensor(layout, game="quixo", source=frames, fps=0)
+
+    async def sleep(seconds: float) -> None:
+        for _ in range(200):  # let the frame thread read the four frames
+            await asyncio.sleep(0.01)
+            if camera.setup is not None and camera.frames >= 4:
+                return
+
+    _, out = run(camera, None, layout, sleep=sleep, listen=1.0)
+    assert "camera setup for quixo, from a 960x720 picture:" in out
+    assert "FIX   glare: a lamp's reflection blows out c4, c5, d3, d5, e3" in out
