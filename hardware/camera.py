@@ -57,7 +57,7 @@ from tavola.vision.calibrate import Calibration
 from tavola.vision.classify import MOVE_THE_LAMP, Reading, Recogniser, as_seen
 from tavola.vision.detect import MarkersNotFoundError
 from tavola.vision.motion import ChangeGate
-from tavola.vision.setup_check import SetupReport, check_setup
+from tavola.vision.setup_check import LASTING, WARM_UP_FRAMES, SetupReport, check_setup
 from tavola.vision.source import CameraError, FrameSource, Image, open_source
 
 from .base import Capability, Closing, SensorEvent, SensorFault, Snapshot
@@ -71,10 +71,6 @@ RETRY_FIRST = 1.0
 RETRY_MAX = 30.0
 
 log = logging.getLogger("tavola.camera")
-
-
-# What a setup check finds that stays until someone fixes it (the health line says it).
-STEADY = frozenset({"camera tilt", "focus"})
 
 
 @dataclass(frozen=True)
@@ -297,9 +293,7 @@ class CameraSensor(Closing):
         else:  # nothing read yet, or the camera failed
             seen, missing, hand = False, (0, 1, 2, 3), False
         lost = None if self._lost_since is None else max(0.0, self.clock() - self._lost_since)
-        # (The markers, the glare, the doubts and a hand come and go: the live reading
-        # says those.)
-        setup = tuple(f.what for f in self.setup.findings if f.fix and f.what in STEADY
+        setup = tuple(f.what for f in self.setup.findings if f.fix and f.what in LASTING
                       ) if self.setup is not None else ()
         return CameraHealth(seen, missing, lost, not self._camera_fault, hand,
                             self._refreshed_at, self._refresh_failed, self.frames,
@@ -324,12 +318,14 @@ class CameraSensor(Closing):
                     self._last = self.recogniser.read(image)
                 if not self._last.hand:
                     self._clean_frame = image
-                    if not self._setup_judged:
-                        self._check_setup(image)
             except MarkersNotFoundError as lost:
                 self._last = lost
         # else: nothing moved since the last full reading, which stands for this frame too
         reading = self._last
+        if (not self._setup_judged and isinstance(reading, Reading) and not reading.hand
+                and (not self._live or self.frames > WARM_UP_FRAMES)):
+            # (This frame, read or not: a still board after the warm-up is read no more.)
+            self._check_setup(image)
         if isinstance(reading, MarkersNotFoundError):
             self._recent.clear()
             if self._lost_since is None:
@@ -347,7 +343,8 @@ class CameraSensor(Closing):
         return self._agree(reading, now)
 
     def _check_setup(self, image: Image) -> None:
-        """Judge the setup once, from the first clean frame (what ``tavola vision check``
+        """Judge the setup once, from the first clean frame (a live camera's once its
+        first WARM_UP_FRAMES have settled its exposure; what ``tavola vision check``
         says), and log what needs fixing: a club's table is set up without a screen, and
         its log is where a lamp's reflection or a soft focus shows first."""
         self._setup_judged = True  # once, whatever happens: never a cost on every frame

@@ -119,7 +119,6 @@ def calibrate(
     kings = frozenset({"WK", "BK"}) if game == "draughts" else frozenset()
     truth = as_seen(game, _checked(game, cells, TOKENS[game] | kings, recogniser.cells))
     fix = recogniser.tracker.update(image)
-    glare = frozenset(recogniser.blown_cells(image, fix))
     washed = frozenset(recogniser.blown_cells(image, fix, share=WASHED))
     tops = recogniser.top_down(image, fix)
     params = recogniser.reader.calibrate(tops, truth, skip=washed)
@@ -130,8 +129,8 @@ def calibrate(
     differ = sorted(c for c in set(truth) | set(reading.cells)
                     if reading.cells.get(c, "") != truth.get(c, ""))
     # (Quinque names no blown cells, its cells coming and going: its reader doubts them.)
-    unsure = [c for c in differ if c in glare or c in reading.uncertain]
-    blown = [c for c in unsure if c in glare]
+    unsure = [c for c in differ if c in reading.blown or c in reading.uncertain]
+    blown = [c for c in unsure if c in reading.blown]
     wrong = [c for c in differ if c not in unsure]
     if len(unsure) * 3 > (len(recogniser.cells) or len(truth)):
         named = f"{', '.join(unsure[:6])}{', ...' if len(unsure) > 6 else ''}"

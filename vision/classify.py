@@ -201,8 +201,8 @@ class Recogniser:
         the surface's colour is lost there). A reading of such a cell is doubted rather
         than trusted (highlights are not light pieces); where a reflection can only hide a
         piece (``Reader.GLARE_HIDES_ONLY``), only an empty reading is. ``bench/vision.py
-        --set`` scores the cells it names apart from the rest. None for Quinque (its
-        cells come and go)."""
+        --set`` scores the cells it names apart from the rest. None are named for Quinque
+        (its cells come and go)."""
         if not self.cells:
             return []
         k = camera_matrix(image.shape[1], image.shape[0], self.fov)

@@ -24,7 +24,7 @@ from .calibrate import calibrate as measure
 from .classify import MOVE_THE_LAMP, READERS, Reading, Recogniser
 from .detect import WHERE, VisionError
 from .geometry import geometry_for
-from .setup_check import SetupReport, check_setup
+from .setup_check import WARM_UP_FRAMES, SetupReport, check_setup
 from .source import CameraError, Image, open_source, read_image
 
 __all__ = ["VisionError", "calibrate", "classify", "format_grid"]
@@ -89,7 +89,7 @@ def classify(image_path: PathLike, game: str, calibration_path: PathLike | None 
 
 def check(image_path: PathLike | None, game: str, *, source: str | None = None,
           players: int = 2, calibration_path: PathLike | None = None,
-          warm_up: int = 15) -> SetupReport:
+          warm_up: int = WARM_UP_FRAMES) -> SetupReport:
     """Judge the camera's setup (:mod:`vision.setup_check`) from the picture
     ``image_path``, or from the camera ``source`` names (a config's ``source``: ``"0"``,
     ``"picamera2"``, a video file), its ``warm_up``-th frame (auto exposure and white

@@ -33,12 +33,19 @@ from .classify import FOV, MOVE_THE_LAMP, Recogniser
 from .detect import BLOWN, WHERE, Fix, Image, MarkersNotFoundError, camera_matrix, warp_area
 from .geometry import BoardGeometry
 
-__all__ = ["MAX_EDGE_PX", "MAX_TILT", "MIN_MARKER_PX", "Finding", "SetupReport", "check_setup"]
+__all__ = ["LASTING", "MAX_EDGE_PX", "MAX_TILT", "MIN_MARKER_PX", "WARM_UP_FRAMES", "Finding",
+           "SetupReport", "check_setup"]
 
 MIN_MARKER_PX = 20.0  # a marker this wide in the picture at least (README)
 MAX_TILT = 30.0  # degrees from straight above at most (README)
 MAX_EDGE_PX = 3.0  # pixels a sharp marker edge takes at most (see the module docstring)
 MIN_WIDTH = 1280  # pixels across asked of a camera (README: 1280x720 or more)
+# The findings that stay until someone fixes them (the markers, the glare, the doubts and
+# a hand come and go with the light and the players: a live reading says those).
+LASTING = frozenset({"camera tilt", "focus"})
+# A live camera's first frames, whose exposure and white balance are still settling: a
+# setup is judged after them.
+WARM_UP_FRAMES = 15
 # Quinque's table area blown out over this share is worth moving the lamp for (a fixed
 # board's cells are named instead).
 AREA_BLOWN = 0.02

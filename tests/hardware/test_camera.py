@@ -439,3 +439,20 @@ def test_a_soft_focus_found_at_the_start_stays_on_the_health_line() -> None:
     sharp = sensor_for("quixo", Frames([sharp_image] * 2))
     drain(sharp)
     assert sharp.health().setup == ()
+
+
+def test_a_live_camera_is_judged_once_its_first_frames_have_settled() -> None:
+    # A live camera's first frames still settle its exposure and white balance (as
+    # 'tavola vision check --source' waits for): the setup is judged after them.
+    from tavola.vision.setup_check import WARM_UP_FRAMES
+    from tavola.vision.source import read_image
+
+    data = Path(__file__).parents[1] / "vision" / "data3d"
+    image = read_image(data / "quixo-040.jpg")
+    sensor = sensor_for("quixo", Frames([]))
+    sensor._live = True  # as for source "0" (the frames are fed here, no camera opened)
+    for k in range(WARM_UP_FRAMES):
+        sensor.feed(image, float(k))
+    assert sensor.setup is None
+    sensor.feed(image, float(WARM_UP_FRAMES))  # the picture did not change: read no more
+    assert sensor.analysed == 1 and sensor.setup is not None and not sensor.setup.ok
