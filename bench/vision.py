@@ -296,7 +296,7 @@ def score_set(directory: Path, games: list[str], first: int | None = None,
         if reading.fix is None or not recogniser.cells:
             t.blown = None  # Quinque: no fixed cells to look at
         elif t.blown is not None:
-            blown = set(recogniser.blown_cells(image, reading.fix))
+            blown = set(reading.blown)
             t.blown += len(blown)
             t.blown_wrong += len(wrong & blown)
             t.clear_boards += not blown
