@@ -436,7 +436,10 @@ def _rim_steps(segments: Float, sides: list[int], window: int = 5,
 def _dark_band(light: Float, sides: list[int], skip: npt.NDArray[np.bool_]) -> float:
     """How much darker (Lab lightness) than the wood on both sides of it the darkest
     stretch of the rim is, among stretches shorter than a side whose two sides match
-    (:data:`DARK_MATCH`) and that touch no segment in ``skip`` (veiled, blown out).
+    (:data:`DARK_MATCH`). Segments in ``skip`` (veiled, blown out) are left out: no stretch
+    holds one, and the wood on each side of a stretch is the nearest that is not skipped
+    (an arm crossing the rim between a reflection's veil and its blown-out spot is dark
+    against the bare wood beyond them, which a veil never darkens).
 
     The rim is walked as the closed loop it is around the area (n west to east, e north to
     south, s east to west, w south to north), so an arm over a corner has wood on both
@@ -445,18 +448,28 @@ def _dark_band(light: Float, sides: list[int], skip: npt.NDArray[np.bool_]) -> f
     ns, ss, ws, es = (int(x) for x in np.cumsum([0, *sides])[:4])  # where each side starts
     order = np.concatenate([np.arange(ns, ss), np.arange(es, es + sides[3]),
                             np.arange(ss, ws)[::-1], np.arange(ws, es)[::-1]])
-    lit, skipped = np.asarray(light, np.float32)[order], skip[order]
+    kept = order[~skip[order]]
+    lit = np.asarray(light, np.float32)[kept]
+    # A stretch may not reach over a skipped segment: where each kept segment's run of
+    # neighbours (in the loop) without a skipped one between them starts.
+    gap = np.diff(np.flatnonzero(~skip[order]), append=np.flatnonzero(~skip[order])[:1]
+                  + len(order)) > 1
     size = len(lit)
+    if size <= 2 * DARK_FLANK:
+        return 0.0
     start = np.arange(size)[:, None]
     flank = np.arange(DARK_FLANK)
     best = 0.0
     for m in range(1, min(sides) - 1):
-        run = np.median(lit[(start + np.arange(m)) % size], axis=1)
+        if m > size - 2 * DARK_FLANK:
+            break
+        within = (start + np.arange(m)) % size
+        run = np.median(lit[within], axis=1)
         before = np.median(lit[(start - 1 - flank) % size], axis=1)
         after = np.median(lit[(start + m + flank) % size], axis=1)
-        touched = skipped[(start + np.arange(-DARK_FLANK, m + DARK_FLANK)) % size].any(axis=1)
+        split = gap[within[:, :-1]].any(axis=1) if m > 1 else np.zeros(size, np.bool_)
         drop = np.minimum(before, after) - run
-        band = ~touched & (np.abs(before - after) <= DARK_MATCH * drop)
+        band = ~split & (np.abs(before - after) <= DARK_MATCH * drop)
         if band.any():
             best = max(best, float(drop[band].max()))
     return best

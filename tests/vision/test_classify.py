@@ -192,3 +192,18 @@ def test_a_dark_stretch_of_rim_with_wood_on_both_sides_is_an_arm() -> None:
     edge[4:8] -= 15
     edge[24:32] -= 30
     assert _dark_band(edge, sides, bare) < DARK_BAND
+
+
+def test_a_dark_stretch_between_segments_a_reflection_washes_out_is_an_arm() -> None:
+    # The arm's flanks on the rim are a blown-out spot and a veil (skipped): the wood
+    # beside the stretch is the bare wood beyond them.
+    sides = [8, 8, 8, 8]
+    light = np.float32(60) + np.linspace(0, 4, 32, dtype=np.float32)
+    skip = np.zeros(32, np.bool_)
+    skip[[3, 4, 8]] = True  # n's middle blown out, its east end veiled
+    light[[3, 4, 8]] = 92
+    arm = light.copy()
+    arm[[5, 6, 7]] -= 30
+    assert _dark_band(arm, sides, skip) > DARK_BAND
+    # Bare wood between two reflections (skipped) is no darker than the wood beyond them.
+    assert _dark_band(light, sides, skip) < DARK_BAND
