@@ -25,7 +25,8 @@ Run: ``.venv/bin/python bench/strength.py [-n GAMES] [--jobs J] [--parts ...] [G
    an estimate from above of what a player who cannot see the cards may hope for.
 
 Colours alternate between games; game k is seeded with 1000 + k, so a row replays exactly
-(the peers and time budgets aside). Prints win/draw/loss tables from tavola.ai's side, the
+(the peers and time budgets aside), and ``--first K`` plays on from game K: a longer row in
+parts, each part new games. Prints win/draw/loss tables from tavola.ai's side, the
 lower end of the 95 % confidence interval of its winning rate, nodes per second of CPU
 time, seconds per move of both sides against the peers, and how long each row took.
 tavola's rules engine referees every match; a game the other program's rules end earlier
@@ -35,6 +36,7 @@ tavola's rules engine referees every match; a game the other program's rules end
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import multiprocessing
 import random
@@ -632,6 +634,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-endgames", action="store_true",
                         help="morris without the endgame tables (search alone)")
     parser.add_argument("--jobs", "-j", type=int, default=2, help="worker processes")
+    parser.add_argument("--first", type=int, default=0,
+                        help="the first game's number k (seeded 1000 + k): --first 35 -n 25 "
+                        "plays games 35-59, the games after a run of -n 35")
     args = parser.parse_args(argv)
     parts = set(args.parts.split(",")) - {""}
     if parts - set(PARTS):
@@ -651,18 +656,25 @@ def main(argv: list[str] | None = None) -> int:
     if any(p.game == "morris" for p in plan) and not args.no_endgames:
         directory = ensure_endgames(Path(args.endgames) if args.endgames else None)
         plan = [with_endgames(p, directory) for p in plan]
-    print(f"tavola.ai strength: {n} games a pairing ({strong} for strongest, "
+    games_from = f", games {args.first} on" if args.first else ""
+    print(f"tavola.ai strength: {n} games a pairing{games_from} ({strong} for strongest, "
           f"{args.peer_games} against other programs at {args.seconds:g} s a move), "
           f"colours alternating, {args.jobs} worker(s)")
     print(f"{'pairing (tavola.ai first)':<44} {'won':>4} {'drawn':>4} {'lost':>4}  "
           f"{'won':>7} (95 % low)  nodes/s   time")
-    tasks = [(i, p, k) for i, p in enumerate(plan) for k in range(p.games)]
+    if args.first < 0:
+        parser.error("--first is a game's number, 0 or more")
+    if args.jobs < 1:
+        parser.error("--jobs: at least 1 worker")
+    tasks = [(i, p, k) for i, p in enumerate(plan)
+             for k in range(args.first, args.first + p.games)]
     tallies = [Tally() for _ in plan]
     left = [p.games for p in plan]
     shown = 0
     t0 = last = time.perf_counter()
-    with multiprocessing.Pool(args.jobs) as pool:
-        for r in pool.imap(play_one, tasks):
+    # One job plays in this process (a profiler sees it; no worker to start).
+    with (multiprocessing.Pool(args.jobs) if args.jobs > 1 else contextlib.nullcontext()) as pool:
+        for r in (pool.imap(play_one, tasks) if pool is not None else map(play_one, tasks)):
             t = tallies[r.pairing]
             if r.ai_won is None:
                 t.drawn += 1

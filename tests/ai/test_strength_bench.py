@@ -1,0 +1,30 @@
+"""The strength bench plays on from a given game (``--first``), so a row too long for one
+sitting is measured in parts that add new games rather than replaying the first ones."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import strength
+
+
+def test_first_plays_the_games_after_a_run(monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    played: list[int] = []
+    real = strength.play_one
+
+    def recording(task: tuple[int, strength.Pairing, int]) -> strength.Result:
+        played.append(task[2])
+        return real(task)
+
+    monkeypatch.setattr(strength, "play_one", recording)
+    assert strength.main(["-n", "3", "--first", "35", "--levels", "beginner",
+                          "--parts", "random", "-j", "1", "quixo"]) == 0
+    assert played == [35, 36, 37]
+    assert "games 35 on" in capsys.readouterr().out
+
+
+def test_a_negative_first_game_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        strength.main(["--first", "-1", "quixo"])
+    assert "--first" in capsys.readouterr().err
