@@ -120,6 +120,7 @@ class Tally:
     moves: list[int] = field(default_factory=lambda: [0, 0])
     seconds: list[float] = field(default_factory=lambda: [0.0, 0.0])
     plies: int = 0
+    lost_games: list[int] = field(default_factory=list)  # their numbers, to replay them
 
 
 # ----------------------------------------------------------------------------- players
@@ -431,10 +432,11 @@ def build(side: Side, game_name: str) -> Player:
 # ----------------------------------------------------------------------------- games
 @dataclass(frozen=True)
 class Result:
-    """One game: tavola won (True), lost (False) or drew (None); ``cut``: drawn because
-    the other program stopped; what each side (tavola first) spent."""
+    """Game ``index`` of a pairing: tavola won (True), lost (False) or drew (None);
+    ``cut``: drawn because the other program stopped; what each side (tavola first) spent."""
 
     pairing: int
+    index: int
     ai_won: bool | None
     cut: bool
     nodes: int
@@ -466,7 +468,7 @@ def play_one(task: tuple[int, Pairing, int]) -> Result:
     won: bool | None = None
     if outcome is not None and outcome.winner is not None and not cut:
         won = (outcome.winner == 0) == ai_first
-    return Result(number, won, cut, ai.nodes, cpu, (moves[0], moves[1]),
+    return Result(number, index, won, cut, ai.nodes, cpu, (moves[0], moves[1]),
                   (seconds[0], seconds[1]), len(game.history))
 
 
@@ -514,8 +516,10 @@ def row_text(pairing: Pairing, t: Tally, wall: float) -> str:
         a, o = (t.seconds[i] / t.moves[i] if t.moves[i] else 0.0 for i in (0, 1))
         per_move = f"  s/move {a:.2f} v {o:.2f}"
     cut = f"  ({t.cut} stopped by the other program, drawn)" if t.cut else ""
+    lost = f"  lost game(s) {', '.join(map(str, sorted(t.lost_games)))}" if t.lost_games else ""
     return (f"{pairing.label:<44} {t.won:>4} {t.drawn:>4} {t.lost:>4}  {pct:5.1f} % "
-            f"(>= {100 * wilson_low(t.won, n):4.1f})  {speed}  {wall:6.0f}s{per_move}{cut}")
+            f"(>= {100 * wilson_low(t.won, n):4.1f})  {speed}  {wall:6.0f}s{per_move}{cut}"
+            f"{lost}")
 
 
 def pairings(chosen: list[tuple[str, dict[str, Any]]], parts: set[str], n: int, strong: int,
@@ -682,6 +686,7 @@ def main(argv: list[str] | None = None) -> int:
                 t.won += 1
             else:
                 t.lost += 1
+                t.lost_games.append(r.index)
             t.cut += r.cut
             t.nodes += r.nodes
             t.cpu += r.cpu

@@ -28,3 +28,13 @@ def test_a_negative_first_game_is_refused(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         strength.main(["--first", "-1", "quixo"])
     assert "--first" in capsys.readouterr().err
+
+
+def test_a_row_names_the_games_lost_so_they_can_be_replayed() -> None:
+    pairing = strength.Pairing("quinque: strongest v greedy", "quinque", {},
+                               strength.Side("tavola"), strength.Side("greedy"), 60)
+    tally = strength.Tally(won=58, lost=2, lost_games=[47, 33])
+    row = strength.row_text(pairing, tally, 1.0)
+    assert "58    0    2" in row
+    assert row.endswith("lost game(s) 33, 47")
+    assert "lost game" not in strength.row_text(pairing, strength.Tally(won=3), 1.0)
