@@ -642,6 +642,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the first game's number k (seeded 1000 + k): --first 35 -n 25 "
                         "plays games 35-59, the games after a run of -n 35")
     args = parser.parse_args(argv)
+    if args.first < 0:
+        parser.error("--first is a game's number, 0 or more")
+    if args.jobs < 1:
+        parser.error("--jobs: at least 1 worker")
     parts = set(args.parts.split(",")) - {""}
     if parts - set(PARTS):
         parser.error(f"unknown part(s) {', '.join(sorted(parts - set(PARTS)))}; "
@@ -666,10 +670,6 @@ def main(argv: list[str] | None = None) -> int:
           f"colours alternating, {args.jobs} worker(s)")
     print(f"{'pairing (tavola.ai first)':<44} {'won':>4} {'drawn':>4} {'lost':>4}  "
           f"{'won':>7} (95 % low)  nodes/s   time")
-    if args.first < 0:
-        parser.error("--first is a game's number, 0 or more")
-    if args.jobs < 1:
-        parser.error("--jobs: at least 1 worker")
     tasks = [(i, p, k) for i, p in enumerate(plan)
              for k in range(args.first, args.first + p.games)]
     tallies = [Tally() for _ in plan]

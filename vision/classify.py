@@ -448,15 +448,14 @@ def _dark_band(light: Float, sides: list[int], skip: npt.NDArray[np.bool_]) -> f
     ns, ss, ws, es = (int(x) for x in np.cumsum([0, *sides])[:4])  # where each side starts
     order = np.concatenate([np.arange(ns, ss), np.arange(es, es + sides[3]),
                             np.arange(ss, ws)[::-1], np.arange(ws, es)[::-1]])
-    kept = order[~skip[order]]
-    lit = np.asarray(light, np.float32)[kept]
-    # A stretch may not reach over a skipped segment: where each kept segment's run of
-    # neighbours (in the loop) without a skipped one between them starts.
-    gap = np.diff(np.flatnonzero(~skip[order]), append=np.flatnonzero(~skip[order])[:1]
-                  + len(order)) > 1
-    size = len(lit)
+    where = np.flatnonzero(~skip[order])  # the kept segments' places in the loop
+    size = len(where)
     if size <= 2 * DARK_FLANK:
         return 0.0
+    lit = np.asarray(light, np.float32)[order[where]]
+    # gap[k]: a skipped segment lies between kept segment k and the next (a stretch may
+    # not reach over it).
+    gap = np.diff(where, append=where[0] + len(order)) > 1
     start = np.arange(size)[:, None]
     flank = np.arange(DARK_FLANK)
     best = 0.0

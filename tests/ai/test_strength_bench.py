@@ -24,10 +24,15 @@ def test_first_plays_the_games_after_a_run(monkeypatch: pytest.MonkeyPatch,
     assert "games 35 on" in capsys.readouterr().out
 
 
-def test_a_negative_first_game_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(("flag", "value"), [("--first", "-1"), ("--jobs", "0")])
+def test_a_bad_option_is_refused_before_any_work(flag: str, value: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # morris would build its endgame tables first if the check came after that.
     with pytest.raises(SystemExit):
-        strength.main(["--first", "-1", "quixo"])
-    assert "--first" in capsys.readouterr().err
+        strength.main([flag, value, "morris"])
+    captured = capsys.readouterr()
+    assert flag in captured.err
+    assert "endgame tables" not in captured.out
 
 
 def test_a_row_names_the_games_lost_so_they_can_be_replayed() -> None:
