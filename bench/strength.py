@@ -610,6 +610,15 @@ def _missing(side: Side) -> str | None:
     return None
 
 
+def game_numbers(first: int, games: int, seat: str) -> list[int]:
+    """The numbers of ``games`` games from ``first`` on; with ``seat`` "first" or
+    "second", only those where tavola.ai has that seat (it moves first in even games)."""
+    if seat == "both":
+        return list(range(first, first + games))
+    start = first + ((first % 2 == 0) == (seat == "second"))
+    return list(range(start, start + 2 * games, 2))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the chosen parts and print the tables."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
@@ -641,6 +650,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", type=int, default=0,
                         help="the first game's number k (seeded 1000 + k): --first 35 -n 25 "
                         "plays games 35-59, the games after a run of -n 35")
+    parser.add_argument("--seat", choices=("both", "first", "second"), default="both",
+                        help="only the games where tavola.ai moves first (even numbers) "
+                        "or second (odd): -n counts those games")
     args = parser.parse_args(argv)
     if args.first < 0:
         parser.error("--first is a game's number, 0 or more")
@@ -665,13 +677,15 @@ def main(argv: list[str] | None = None) -> int:
         directory = ensure_endgames(Path(args.endgames) if args.endgames else None)
         plan = [with_endgames(p, directory) for p in plan]
     games_from = f", games {args.first} on" if args.first else ""
+    if args.seat != "both":
+        games_from += f", only those where tavola.ai moves {args.seat}"
     print(f"tavola.ai strength: {n} games a pairing{games_from} ({strong} for strongest, "
           f"{args.peer_games} against other programs at {args.seconds:g} s a move), "
           f"colours alternating, {args.jobs} worker(s)")
     print(f"{'pairing (tavola.ai first)':<44} {'won':>4} {'drawn':>4} {'lost':>4}  "
           f"{'won':>7} (95 % low)  nodes/s   time")
     tasks = [(i, p, k) for i, p in enumerate(plan)
-             for k in range(args.first, args.first + p.games)]
+             for k in game_numbers(args.first, p.games, args.seat)]
     tallies = [Tally() for _ in plan]
     left = [p.games for p in plan]
     shown = 0

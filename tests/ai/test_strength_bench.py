@@ -24,6 +24,25 @@ def test_first_plays_the_games_after_a_run(monkeypatch: pytest.MonkeyPatch,
     assert "games 35 on" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(("seat", "games"), [("first", [36, 38]), ("second", [35, 37])])
+def test_seat_plays_only_the_games_of_one_colour(seat: str, games: list[int],
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # Tessere's losses are all as the second player: its games are measured alone.
+    played: list[int] = []
+    real = strength.play_one
+
+    def recording(task: tuple[int, strength.Pairing, int]) -> strength.Result:
+        played.append(task[2])
+        return real(task)
+
+    monkeypatch.setattr(strength, "play_one", recording)
+    assert strength.main(["-n", "2", "--first", "35", "--seat", seat, "--levels",
+                          "beginner", "--parts", "random", "-j", "1", "quixo"]) == 0
+    assert played == games  # tavola.ai moves first in even games (play_one)
+    assert f"moves {seat}" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(("flag", "value"), [("--first", "-1"), ("--jobs", "0")])
 def test_a_bad_option_is_refused_before_any_work(flag: str, value: str,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
