@@ -22,7 +22,8 @@ Run: ``.venv/bin/python bench/strength.py [-n GAMES] [--jobs J] [--parts ...] [G
    hidden cards (Sequence for Kids) also ``club`` *seeing every card*, the other hands and
    the deck's order (its MCTS searches the true deal instead of random deals of the unseen
    cards; a benchmark's oracle, never a player): what search wins when nothing is hidden,
-   an estimate from above of what a player who cannot see the cards may hope for.
+   an estimate from above of what a player who cannot see the cards may hope for; and
+   ``strongest`` seeing every card against greedy, the same ceiling for the greedy target.
 
 Colours alternate between games; game k is seeded with 1000 + k, so a row replays exactly
 (the peers and time budgets aside), and ``--first K`` plays on from game K: a longer row in
@@ -554,6 +555,10 @@ def _pairings(chosen: list[tuple[str, dict[str, Any]]], parts: set[str], n: int,
             if new_game(name, **params).hidden_information:
                 out.append(Pairing(f"{label}: club seeing every card v random", name, params,
                                    Side("all-seeing", "club"), Side("random"), n))
+                # The ceiling of the greedy target: what search wins when no card is hidden.
+                out.append(Pairing(f"{label}: strongest seeing every card v greedy", name,
+                                   params, Side("all-seeing", "strongest"), Side("greedy"),
+                                   strong))
         if "before" in parts and before:
             nodes = before_nodes or LEVELS["club"].nodes
             out.append(Pairing(f"{label}: club v {before}'s evaluation, {nodes} nodes", name,

@@ -62,3 +62,15 @@ def test_a_row_names_the_games_lost_so_they_can_be_replayed() -> None:
     assert "58    0    2" in row
     assert row.endswith("lost game(s) 33, 47")
     assert "lost game" not in strength.row_text(pairing, strength.Tally(won=3), 1.0)
+
+
+def test_luck_measures_the_ceiling_of_both_targets_where_cards_are_hidden() -> None:
+    plan = strength.pairings([("sequence-kids", {}), ("morris", {})], {"luck"}, 10, 4, 0,
+                             0.5, ["club"], "")
+    oracles = {p.label: (p.ai, p.other.kind, p.games) for p in plan if p.ai.kind == "all-seeing"}
+    assert oracles == {
+        "sequence-kids: club seeing every card v random":
+            (strength.Side("all-seeing", "club"), "random", 10),
+        "sequence-kids: strongest seeing every card v greedy":
+            (strength.Side("all-seeing", "strongest"), "greedy", 4),
+    }  # and none for morris, where nothing is hidden
