@@ -8,8 +8,8 @@ import pytest
 from bench import strength
 
 
-def test_first_plays_the_games_after_a_run(monkeypatch: pytest.MonkeyPatch,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def _games_played(monkeypatch: pytest.MonkeyPatch, options: list[str]) -> list[int]:
+    """The numbers of the games a run of the bench with ``options`` plays (in-process)."""
     played: list[int] = []
     real = strength.play_one
 
@@ -18,9 +18,14 @@ def test_first_plays_the_games_after_a_run(monkeypatch: pytest.MonkeyPatch,
         return real(task)
 
     monkeypatch.setattr(strength, "play_one", recording)
-    assert strength.main(["-n", "3", "--first", "35", "--levels", "beginner",
-                          "--parts", "random", "-j", "1", "quixo"]) == 0
-    assert played == [35, 36, 37]
+    assert strength.main([*options, "--levels", "beginner", "--parts", "random", "-j", "1",
+                          "quixo"]) == 0
+    return played
+
+
+def test_first_plays_the_games_after_a_run(monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert _games_played(monkeypatch, ["-n", "3", "--first", "35"]) == [35, 36, 37]
     assert "games 35 on" in capsys.readouterr().out
 
 
@@ -29,16 +34,7 @@ def test_seat_plays_only_the_games_of_one_colour(seat: str, games: list[int],
                                                  monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     # Tessere's losses are all as the second player: its games are measured alone.
-    played: list[int] = []
-    real = strength.play_one
-
-    def recording(task: tuple[int, strength.Pairing, int]) -> strength.Result:
-        played.append(task[2])
-        return real(task)
-
-    monkeypatch.setattr(strength, "play_one", recording)
-    assert strength.main(["-n", "2", "--first", "35", "--seat", seat, "--levels",
-                          "beginner", "--parts", "random", "-j", "1", "quixo"]) == 0
+    played = _games_played(monkeypatch, ["-n", "2", "--first", "35", "--seat", seat])
     assert played == games  # tavola.ai moves first in even games (play_one)
     assert f"moves {seat}" in capsys.readouterr().out
 
