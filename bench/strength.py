@@ -27,7 +27,8 @@ Run: ``.venv/bin/python bench/strength.py [-n GAMES] [--jobs J] [--parts ...] [G
 
 Colours alternate between games; game k is seeded with 1000 + k, so a row replays exactly
 (the peers and time budgets aside), and ``--first K`` plays on from game K: a longer row in
-parts, each part new games. Prints win/draw/loss tables from tavola.ai's side, the
+parts, each part new games. ``--seat first|second`` plays only the games where tavola.ai
+moves first (even numbers) or second (odd). Prints win/draw/loss tables from tavola.ai's side, the
 lower end of the 95 % confidence interval of its winning rate, nodes per second of CPU
 time, seconds per move of both sides against the peers, and how long each row took.
 tavola's rules engine referees every match; a game the other program's rules end earlier
