@@ -27,10 +27,11 @@ Run: ``.venv/bin/python bench/strength.py [-n GAMES] [--jobs J] [--parts ...] [G
 
 Colours alternate between games; game k is seeded with 1000 + k, so a row replays exactly
 (the peers and time budgets aside), and ``--first K`` plays on from game K: a longer row in
-parts, each part new games. ``--seat first|second`` plays only the games where tavola.ai
-moves first (even numbers) or second (odd). Prints win/draw/loss tables from tavola.ai's side, the
-lower end of the 95 % confidence interval of its winning rate, nodes per second of CPU
-time, seconds per move of both sides against the peers, and how long each row took.
+parts, each part new games. ``--seat first|second`` plays only the games where
+tavola.ai moves first (even numbers) or second (odd). Prints win/draw/loss tables from
+tavola.ai's side, the lower end of the 95 % confidence interval of its winning rate,
+nodes per second of CPU time, seconds per move of both sides against the peers, and how
+long each row took.
 tavola's rules engine referees every match; a game the other program's rules end earlier
 (its move cap) or a move it does not know counts as drawn and is reported.
 """
@@ -621,7 +622,8 @@ def game_numbers(first: int, games: int, seat: str) -> list[int]:
     "second", only those where tavola.ai has that seat (it moves first in even games)."""
     if seat == "both":
         return list(range(first, first + games))
-    start = first + ((first % 2 == 0) == (seat == "second"))
+    parity = 0 if seat == "first" else 1
+    start = first + (parity - first) % 2  # the first game of that parity from ``first`` on
     return list(range(start, start + 2 * games, 2))
 
 
@@ -683,11 +685,11 @@ def main(argv: list[str] | None = None) -> int:
         directory = ensure_endgames(Path(args.endgames) if args.endgames else None)
         plan = [with_endgames(p, directory) for p in plan]
     games_from = f", games {args.first} on" if args.first else ""
-    if args.seat != "both":
-        games_from += f", only those where tavola.ai moves {args.seat}"
+    colours = ("colours alternating" if args.seat == "both"
+               else f"only the games where tavola.ai moves {args.seat}")
     print(f"tavola.ai strength: {n} games a pairing{games_from} ({strong} for strongest, "
           f"{args.peer_games} against other programs at {args.seconds:g} s a move), "
-          f"colours alternating, {args.jobs} worker(s)")
+          f"{colours}, {args.jobs} worker(s)")
     print(f"{'pairing (tavola.ai first)':<44} {'won':>4} {'drawn':>4} {'lost':>4}  "
           f"{'won':>7} (95 % low)  nodes/s   time")
     tasks = [(i, p, k) for i, p in enumerate(plan)

@@ -36,7 +36,18 @@ def test_seat_plays_only_the_games_of_one_colour(seat: str, games: list[int],
     # Tessere's losses are all as the second player: its games are measured alone.
     played = _games_played(monkeypatch, ["-n", "2", "--first", "35", "--seat", seat])
     assert played == games  # tavola.ai moves first in even games (play_one)
-    assert f"moves {seat}" in capsys.readouterr().out
+    header = capsys.readouterr().out.splitlines()[0]
+    assert f"moves {seat}" in header and "alternating" not in header
+
+
+@pytest.mark.parametrize("first", [0, 1, 34, 35])
+def test_seat_takes_the_next_games_of_its_colour_from_any_first_game(first: int) -> None:
+    for seat, parity in (("first", 0), ("second", 1)):
+        numbers = strength.game_numbers(first, 3, seat)
+        assert len(numbers) == 3 and numbers[0] in (first, first + 1)
+        assert all(k % 2 == parity for k in numbers)
+        assert numbers == list(range(numbers[0], numbers[0] + 6, 2))
+    assert strength.game_numbers(first, 3, "both") == [first, first + 1, first + 2]
 
 
 @pytest.mark.parametrize(("flag", "value"), [("--first", "-1"), ("--jobs", "0")])
