@@ -310,7 +310,9 @@ def score_set(directory: Path, games: list[str], first: int | None = None,
             t.false_hands += 1
             t.errors.append(f"{path.stem}: a hand seen where there is none")
         if wrong:
+            blown_here = set(reading.blown) if t.blown is not None else set()
             detail = ", ".join(f"{c} {truth.get(c, '')!r}->{read.get(c, '')!r}"
+                               f"{'*' if c in blown_here else ''}{'?' if c in doubt else ''}"
                                for c in sorted(wrong)[:6])
             t.errors.append(f"{path.stem}: {detail}")
     return tallies
@@ -558,7 +560,8 @@ def main() -> None:
                         help="--set: calibrate from each clean frame's true position")
     parser.add_argument("--check", action="store_true",
                         help="--set: judge each clean frame as 'tavola vision check' does")
-    parser.add_argument("-v", "--verbose", action="store_true", help="list every misread")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="list every misread (* a cell blown out, ? one doubted)")
     args = parser.parse_args()
     unknown = sorted(set(args.games) - set(GAMES))
     if unknown:

@@ -165,6 +165,13 @@ def test_misreads_under_a_lamps_reflection_are_told_apart() -> None:
     t = score_set(DATA, ["quixo"], indices=range(40, 41))["quixo"]
     assert t.wrong == 5 and t.blown_wrong == 5 and t.blown is not None and t.blown >= 5
     assert _clear_cells(t) == 1.0
+    # The listing (``-v``) marks each misread cell blown (*) and doubted (?).
+    (line,) = t.errors
+    assert line.count("*?") == 5
+    # draughts-115: a black man under a reflection's veil, not blown out, read white and
+    # doubted.
+    (line,) = score_set(DATA, ["draughts"], indices=range(115, 116))["draughts"].errors
+    assert line == "draughts-115: e5 'B'->'W'?"
     assert (t.clear_boards, t.clear_boards_right) == (0, 0)
     # quixo-000 has no cell blown out and reads right: a clear board read right.
     t = score_set(DATA, ["quixo"], indices=range(0, 1))["quixo"]
