@@ -82,6 +82,11 @@ class Knowledge:
     # draw by cycling is worth less than a plan that keeps the game going, so the engine
     # shuffles the same pushes only when it thinks itself clearly worse (a contempt).
     repetition_score: int | None = None
+    # Whether a leaf with one legal action is searched on (a forced reply that a static
+    # score would misjudge: a lone capture, a mill's removal). Where one action is left
+    # only at the very end (tessere's last placement, or a pass), the leaf is scored at
+    # once and its moves are never generated.
+    extend_lone_reply: bool = True
 
 
 def _two_sides(game: Game[Any], player: int) -> int:
@@ -444,7 +449,7 @@ KNOWLEDGE: dict[str, Knowledge] = {
     "draughts": Knowledge(_draughts, _key_from_game, _two_sides, forcing=_draughts_capture),
     "quixo": Knowledge(_quixo, _quixo_key, _teams, wins_in_one=_quixo_wins_in_one,
                        repetition_score=-QUIXO_CONTEMPT),
-    "tessere": Knowledge(_tessere, _tessere_key, _two_sides),
+    "tessere": Knowledge(_tessere, _tessere_key, _two_sides, extend_lone_reply=False),
     "sequence-kids": Knowledge(
         _sequence, _no_key, _teams, hidden=True, action_scores=sequence_action_scores
     ),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -14,6 +15,8 @@ from tavola.ai import (
     TESSERE_STRONGEST_NODES,
     analyse,
 )
+from tavola.ai.evaluation import KNOWLEDGE
+from tavola.ai.search import AlphaBeta, Budget
 from tavola.ai.tessere_endgame import solve
 from tavola.games import new_game
 from tavola.games.tessere import Tessere, TessereMove
@@ -211,3 +214,33 @@ def test_a_player_with_nothing_to_place_passes_and_loses_the_tie_break() -> None
     assert _wins(game) is False
     game.apply("pass")
     assert solve(game, 100).wins is True  # Player 2's block goes down second
+
+
+def _completes(game: Tessere, move: TessereMove) -> bool:
+    """Whether ``move`` completes a configuration: the mover wins at once."""
+    me = game.current_player
+    game.push(move)
+    try:
+        outcome = game.outcome()
+        return outcome is not None and outcome.winner == me
+    finally:
+        game.undo()
+
+
+@pytest.mark.parametrize("empties", [15, 19])
+def test_scoring_leaves_at_once_changes_no_search(empties: int) -> None:
+    """Tessere's leaves are scored without generating their moves (no lone reply comes
+    up before the very end): the same ranking, scores and nodes as a search that
+    generates them."""
+    tessere = KNOWLEDGE["tessere"]
+    assert not tessere.extend_lone_reply
+    generating = replace(tessere, extend_lone_reply=True)
+    games = (_position(500 + seed, empties) for seed in range(20))
+    quiet = [g for g in games if not any(_completes(g, m) for m in g.legal_moves())]
+    assert len(quiet) >= 2
+    for game in quiet[:2]:  # no line to complete at once: the search goes deep
+        runs = [AlphaBeta(game.copy(), k, Budget(nodes=3000)).run(count=3)
+                for k in (tessere, generating)]
+        assert [(r.text, r.score) for r in runs[0].ranked[:3]] == \
+            [(r.text, r.score) for r in runs[1].ranked[:3]]
+        assert runs[0].nodes == runs[1].nodes and runs[0].depth == runs[1].depth >= 2
