@@ -604,7 +604,7 @@ def _scale(img: np.ndarray, factor: np.ndarray) -> None:
 def _tint(img: np.ndarray, bgr: np.ndarray) -> None:
     """``img`` (HxWx3 float32) *= the colour ``bgr``, in place."""
     scalar = (float(bgr[0]), float(bgr[1]), float(bgr[2]), 0.0)
-    cv2.multiply(img, scalar, dst=img)  # type: ignore[call-overload]  # a Scalar
+    cv2.multiply(img, scalar, dst=img)  # type: ignore[call-overload, unused-ignore]  # older cv2 stubs reject a Scalar
 
 
 def _over(img: np.ndarray, colour: np.ndarray | tuple[float, ...], alpha: np.ndarray) -> None:
