@@ -610,7 +610,7 @@ def _tint(img: np.ndarray, bgr: np.ndarray) -> None:
 def _over(img: np.ndarray, colour: np.ndarray | tuple[float, ...], alpha: np.ndarray) -> None:
     """``img`` = ``colour`` over ``img`` with opacity ``alpha`` (HxW float32), in place."""
     if isinstance(colour, tuple):
-        diff = cv2.subtract(img, (*colour, 0.0))  # type: ignore[call-overload]  # a Scalar
+        diff = cv2.subtract(img, (*colour, 0.0))  # type: ignore[call-overload, unused-ignore]  # a Scalar
     else:
         diff = cv2.subtract(img, colour)
     cv2.multiply(diff, cv2.merge((alpha, alpha, alpha)), dst=diff)
