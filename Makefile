@@ -9,9 +9,16 @@ SOURCES    := $(VENV)/.sources
 # The `tavola` package maps the repository's folders (pyproject.toml), so the editable
 # install is setuptools' "strict" mode: a tree of links that mypy and every tool can read.
 # A new or removed file needs a reinstall, which the file list below triggers.
-INSTALL := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet --config-settings editable_mode=strict
+# Every install takes the versions pinned in constraints.txt, the set last tested together,
+# so that a new release on the package index cannot change a fresh clone's build (opencv
+# 5.1 once failed mypy --strict that way); `make lock` moves the pins on deliberately.
+CONSTRAINTS := constraints.txt
+INSTALL := PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet --constraint $(CONSTRAINTS) \
+	--config-settings editable_mode=strict
+EXTRAS_RUN  := pi,vision,web,event
+EXTRAS_TEST := dev,$(EXTRAS_RUN)
 
-.PHONY: run test lint typecheck pytest chromium mosquitto bench firmware clean FORCE
+.PHONY: run test lint typecheck pytest chromium mosquitto bench firmware lock clean FORCE
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,13 +29,27 @@ $(SOURCES): FORCE | $(BIN)/python
 	@find controller hardware vision -type f -not -path '*/__pycache__/*' | sort > $@.new
 	@if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 
-$(RUN_STAMP): pyproject.toml $(SOURCES)
-	$(INSTALL) -e '.[pi,vision,web,event]'
+$(RUN_STAMP): pyproject.toml $(CONSTRAINTS) $(SOURCES)
+	$(INSTALL) -e '.[$(EXTRAS_RUN)]'
 	touch $@
 
-$(TEST_STAMP): pyproject.toml $(SOURCES)
-	$(INSTALL) -e '.[dev,pi,vision,web,event]'
+$(TEST_STAMP): pyproject.toml $(CONSTRAINTS) $(SOURCES)
+	$(INSTALL) -e '.[$(EXTRAS_TEST)]'
 	touch $@ $(RUN_STAMP)
+
+# New pins: the newest versions pyproject.toml allows, resolved in a scratch venv (this
+# machine: linux x86_64, where every extra of the tests installs). Run `make test` after.
+LOCK_VENV := $(VENV)-lock
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --quiet --upgrade pip
+	PYTHONWARNINGS=ignore $(LOCK_VENV)/bin/python -m pip install --quiet '.[$(EXTRAS_TEST)]'
+	{ echo "# The versions 'make test' last passed with (make lock writes this file; see Makefile)."; \
+	  echo "# What this machine does not install (lgpio, on a Pi) keeps pyproject.toml's ranges."; \
+	  $(LOCK_VENV)/bin/python -m pip freeze --exclude tavola; } > $(CONSTRAINTS).new
+	mv $(CONSTRAINTS).new $(CONSTRAINTS)
+	rm -rf $(LOCK_VENV)
 
 run: $(RUN_STAMP)
 	$(BIN)/tavola run $(RUN_ARGS)
@@ -87,4 +108,4 @@ firmware: $(RUN_STAMP)
 	$(BIN)/mpremote connect $(PICO) fs cp $(FIRMWARE_FILES) : + reset
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(LOCK_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

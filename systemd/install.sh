@@ -36,7 +36,9 @@ done
 mkdir -p "$prefix"
 python3 -m venv "$prefix/venv"
 "$prefix/venv/bin/pip" install --quiet --upgrade pip
-"$prefix/venv/bin/pip" install --quiet "$src[${extras}]"
+# The versions the tests last passed with (constraints.txt, `make lock`), not whatever the
+# index holds today.
+"$prefix/venv/bin/pip" install --quiet --constraint "$src/constraints.txt" "$src[${extras}]"
 cp "$src/README.md" "$prefix/README.md"
 
 install -d -m 0755 /etc/tavola

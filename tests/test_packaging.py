@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 import tomllib
 import venv
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name, canonicalize_version
 
 from tests.firmware.unix_port import PORT_PLATFORMS, missing_reason
 
@@ -127,3 +130,59 @@ def test_firmware_tests_say_why_they_skip_on_a_pi() -> None:
 
 def test_rpi_gpio_has_an_extra() -> None:
     assert _installs_on(_requirement("rpigpio", "RPi.GPIO"), "linux", "armv7l")
+
+
+# ----------------------------------------------------------------------------- the lock
+def _pins() -> dict[str, str]:
+    """constraints.txt: each package's canonical name -> its pinned version."""
+    pins: dict[str, str] = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            requirement = Requirement(line)
+            (spec,) = requirement.specifier  # one exact pin a line
+            assert spec.operator == "==", line
+            pins[canonicalize_name(requirement.name)] = spec.version
+    return pins
+
+
+def _extras_make_installs() -> list[str]:
+    """The extras of `make test`'s install, read from the Makefile (EXTRAS_TEST)."""
+    makefile = (ROOT / "Makefile").read_text()
+    found: dict[str, str] = dict(re.findall(r"^(EXTRAS_\w+)\s*:=\s*(\S+)$", makefile,
+                                            re.MULTILINE))
+    return found["EXTRAS_TEST"].replace("$(EXTRAS_RUN)", found["EXTRAS_RUN"]).split(",")
+
+
+def test_every_dependency_make_installs_is_pinned_within_its_range() -> None:
+    """A requirement without a pin would come from whatever the index holds that day."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    pins = _pins()
+    lock_platform = {"sys_platform": "linux", "platform_machine": "x86_64"}  # `make lock`'s
+    unpinned, outside = [], []
+    wanted = _extras_make_installs()
+    assert {"dev", "pi", "vision", "web", "event"} <= set(wanted)
+    for extra in wanted:
+        for requirement in map(Requirement, extras[extra]):
+            if requirement.marker is not None and not requirement.marker.evaluate(lock_platform):
+                continue  # not installed where the lock is made (lgpio: a Pi's)
+            pin = pins.get(canonicalize_name(requirement.name))
+            if pin is None:
+                unpinned.append(requirement.name)
+            elif not requirement.specifier.contains(pin, prereleases=True):
+                outside.append(f"{requirement} pinned {pin}")
+    assert unpinned == [], "run `make lock`: no pin in constraints.txt"
+    assert outside == [], "run `make lock`: a pin outside pyproject.toml's range"
+
+
+def test_the_environment_is_the_pinned_one() -> None:
+    """The tests ran on the versions constraints.txt names (make reinstalls when it changes)."""
+    differ = []
+    for name, pin in _pins().items():
+        try:
+            installed = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue  # an optional package this platform does not install
+        if canonicalize_version(installed) != canonicalize_version(pin):
+            differ.append(f"{name} {installed} (pinned {pin})")
+    assert differ == [], "reinstall: make .venv/.installed-test"
