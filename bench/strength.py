@@ -449,9 +449,23 @@ class Result:
     plies: int
 
 
-def play_one(task: tuple[int, Pairing, int]) -> Result:
-    """Game ``index`` of a pairing (seed 1000 + index; tavola moves first in even games)."""
-    number, pairing, index = task
+@dataclass
+class Played:
+    """Game ``index`` of a pairing as played: the game at its end, whether tavola.ai (``ai``)
+    moved first, ``cut`` (the other program stopped it), and per side (tavola first) the
+    moves made and seconds spent; ``seconds[2]`` is tavola's CPU time."""
+
+    game: Game[Any]
+    ai_first: bool
+    ai: Player
+    cut: bool
+    moves: list[int]
+    seconds: list[float]
+
+
+def play_game(pairing: Pairing, index: int) -> Played:
+    """Play game ``index`` of ``pairing`` (seed 1000 + index; tavola moves first in even
+    games)."""
     seed = 1000 + index
     rng = random.Random(seed)
     params = dict(pairing.params)
@@ -463,16 +477,23 @@ def play_one(task: tuple[int, Pairing, int]) -> Result:
     seats = (ai, other) if ai_first else (other, ai)
     for p in seats:
         p.reset()
-    moves, seconds, cpu = [0, 0], [0.0, 0.0], 0.0
+    moves, seconds = [0, 0], [0.0, 0.0]
     with _knowledge_of(pairing.evaluation, pairing.game):
         cut = _play_out(game, seats, ai, rng, moves, seconds)
-        cpu = seconds[2]
+    return Played(game, ai_first, ai, cut, moves, seconds)
+
+
+def play_one(task: tuple[int, Pairing, int]) -> Result:
+    """Game ``index`` of a pairing, as a row's tally counts it."""
+    number, pairing, index = task
+    played = play_game(pairing, index)
+    game, moves, seconds = played.game, played.moves, played.seconds
     outcome = game.outcome()
     won: bool | None = None
-    if outcome is not None and outcome.winner is not None and not cut:
-        won = (outcome.winner == 0) == ai_first
-    return Result(number, index, won, cut, ai.nodes, cpu, (moves[0], moves[1]),
-                  (seconds[0], seconds[1]), len(game.history))
+    if outcome is not None and outcome.winner is not None and not played.cut:
+        won = (outcome.winner == 0) == played.ai_first
+    return Result(number, index, won, played.cut, played.ai.nodes, seconds[2],
+                  (moves[0], moves[1]), (seconds[0], seconds[1]), len(game.history))
 
 
 def _play_out(game: Game[Any], seats: tuple[Player, Player], ai: Player, rng: random.Random,
