@@ -13,6 +13,7 @@ the ink (``INK_SHARE`` of the ink's).
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections import defaultdict
@@ -30,8 +31,13 @@ from tavola.vision.light import INK_SHARE, PAPER_CHROMA, chromaticity, linear
 from tavola.vision.source import read_image
 
 
-def main(argv: list[str]) -> None:
-    directory = Path(argv[0]) if argv else Path("tests/vision/data3d")
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("directory", nargs="?", type=Path, default=Path("tests/vision/data3d"),
+                        help="frames (JPEG) with their truth files (JSON) beside them")
+    directory = parser.parse_args(argv).directory
+    if not any(directory.glob("*.json")):
+        parser.error(f"{directory}: no truth files (*.json) there")
     clipped: dict[str, list[npt.NDArray[np.bool_]]] = defaultdict(list)
     white_frames: dict[str, int] = defaultdict(int)
     frames: dict[str, int] = defaultdict(int)
@@ -69,4 +75,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

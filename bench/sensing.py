@@ -10,10 +10,14 @@ The halves are ``bench/sensing_reed.py`` and ``bench/sensing_serial.py``.
 
 from __future__ import annotations
 
+import argparse
+
 from bench import sensing_reed, sensing_serial
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    # No options; a mistyped one is refused rather than ignored by a run of a minute.
+    argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0]).parse_args(argv)
     reed = sensing_reed.measure()
     rows = reed.rows()
     width = max(len(label) for label, _ in rows)

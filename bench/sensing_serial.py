@@ -16,6 +16,7 @@ Run: ``.venv/bin/python bench/sensing_serial.py [SAMPLES]``. Two paths, p50 and 
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import importlib
 import os
@@ -147,9 +148,15 @@ def measure(samples: int = 200, firmware_samples: int = 40) -> list[Latency]:
     return figures
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Print the figures."""
-    samples = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("samples", nargs="?", type=int, default=200,
+                        help="changes timed on the pty (200); a fifth of them, at least 2, "
+                        "through the firmware")
+    samples = parser.parse_args(argv).samples
+    if samples < 1:
+        parser.error("samples: at least 1")
     print("serial sensing: change -> settled snapshot at the session")
     figures = measure(samples, max(2, samples // 5))
     for figure in figures:
