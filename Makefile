@@ -87,7 +87,7 @@ mosquitto:
 	$(call debian_package,$(MOSQUITTO),mosquitto,event tests)
 
 pytest: $(TEST_STAMP) chromium mosquitto
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	TAVOLA_CONSTRAINTS=$(CONSTRAINTS) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest
 
