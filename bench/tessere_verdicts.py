@@ -14,7 +14,7 @@ game was lost, or that it was lost before the solver's reach, can be read off.
 
 Run: ``PYTHONPATH=. .venv/bin/python bench/tessere_verdicts.py [--empties N] [--nodes N]
 GAME ...`` (the numbers ``bench/strength.py`` lists as lost). A 15-cell proof may take
-500,000 nodes (about 20 s here); ``?`` at the default budget is common from 14 cells up.
+500,000 nodes (about 7 s of CPU here); ``?`` at the default budget is common from 14 cells up.
 """
 
 from __future__ import annotations
