@@ -243,7 +243,7 @@ def references() -> tuple[list[Reference], list[str]]:
     refs: list[Reference] = []
     notes: list[str] = []
     try:
-        import pyspiel  # type: ignore[import-not-found]
+        import pyspiel
     except ImportError:
         notes.append("OpenSpiel not installed (pip install open-spiel): no reference run")
     else:

@@ -29,7 +29,7 @@ import statistics
 import time
 from dataclasses import dataclass
 
-from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+from gpiozero.pins.mock import MockFactory
 
 from tavola.hardware.base import Snapshot
 from tavola.hardware.layout import Layout

@@ -295,8 +295,8 @@ def openspiel_mcts(game_name: str, seconds: float) -> Player:
     """OpenSpiel's MCTS (random rollouts, UCT c = 2, MCTS-solver), its simulations re-sized
     after every move so that it spends ``seconds`` a move on average, like tavola."""
     import numpy as np
-    import pyspiel  # type: ignore[import-not-found]
-    from open_spiel.python.algorithms import mcts  # type: ignore[import-untyped]
+    import pyspiel
+    from open_spiel.python.algorithms import mcts
 
     spiel_name = "nine_mens_morris" if game_name == "morris" else "checkers"
     sgame = pyspiel.load_game(spiel_name)

@@ -231,8 +231,8 @@ class NeoPixelStrip(Closing):
         os.environ.setdefault("BLINKA_SKIP_DEPENDENCY_CHECK", "1")
         bpp = len(self.color_order)
         try:
-            import board  # type: ignore[import-untyped, unused-ignore]
-            from adafruit_blinka.agnostic import detector  # type: ignore[import-untyped, unused-ignore]
+            import board
+            from adafruit_blinka.agnostic import detector
         except Exception as exc:
             raise startup_error(self.driver, exc) from exc
         check_board(self.driver, detector.board)
@@ -243,7 +243,7 @@ class NeoPixelStrip(Closing):
                     f"computer ({board.board_id}); on a Raspberry Pi check that Blinka "
                     f"detects it, elsewhere use [leds] backend = \"sim\" or \"none\"")
             try:
-                import neopixel_spi  # type: ignore[import-untyped, unused-ignore]
+                import neopixel_spi
 
                 self._spi = board.SPI()
                 return neopixel_spi.NeoPixel_SPI(
@@ -255,7 +255,7 @@ class NeoPixelStrip(Closing):
         if not hasattr(board, name):
             raise ValueError(f"[leds.options] pin = {self.pin!r}: this board has no pin {name}")
         try:
-            import neopixel  # type: ignore[import-untyped, unused-ignore]
+            import neopixel
 
             return neopixel.NeoPixel(getattr(board, name), self.count, bpp=bpp,
                                      pixel_order=self.color_order, brightness=1.0,

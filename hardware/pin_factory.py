@@ -33,7 +33,7 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpiozero.pins.mock import MockFactory, MockPin  # type: ignore[import-untyped, unused-ignore]
+from gpiozero.pins.mock import MockFactory, MockPin
 
 from . import BackendUnavailableError
 
@@ -152,7 +152,7 @@ def _runtime_directory(env: Mapping[str, str]) -> str:
     return tempfile.gettempdir()
 
 
-class QuietMockPin(MockPin):  # type: ignore[misc, unused-ignore]
+class QuietMockPin(MockPin):  # type: ignore[misc, unused-ignore]  # MockPin is untyped: Any
     """A gpiozero mock pin that keeps no history of its states (gpiozero's records every
     change, which a matrix scanned 500 times a second would turn into a memory leak)."""
 

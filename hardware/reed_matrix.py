@@ -63,7 +63,7 @@ from collections.abc import (
 from dataclasses import dataclass
 from typing import Any
 
-import gpiozero  # type: ignore[import-untyped, unused-ignore]
+import gpiozero
 
 from .base import EMPTY, OCCUPIED, Capability, Closing, SensorEvent, SensorFault, Snapshot
 from .layout import Layout

@@ -205,7 +205,7 @@ class Picamera2Source(_Closing):
 
     def __init__(self, *, width: int = 1280, height: int = 720, fps: float = 15.0) -> None:
         try:
-            from picamera2 import Picamera2  # type: ignore[import-not-found, unused-ignore]
+            from picamera2 import Picamera2
         except ImportError as exc:
             raise CameraError(
                 "source 'picamera2' needs the picamera2 package: on Raspberry Pi OS, "

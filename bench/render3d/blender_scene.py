@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any
 
-import bpy  # type: ignore[import-not-found]
+import bpy
 import numpy as np
 
 
@@ -146,7 +146,7 @@ def _light(spec: dict[str, Any]) -> None:
 def _look_at(obj: Any, target: tuple[float, float, float], roll: float) -> None:
     """Point the object's -Z at ``target`` with its +Y as close to world +Y as it goes (the
     board's top is up in the picture), then turn it by ``roll`` degrees about its axis."""
-    from mathutils import Matrix, Vector  # type: ignore[import-not-found]
+    from mathutils import Matrix, Vector
 
     forward = (Vector(target) - obj.location).normalized()
     right = forward.cross(Vector((0.0, 1.0, 0.0)))

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+from gpiozero.pins.mock import MockFactory
 
 import tavola.selftest
 from tavola.config import Config, load_config

@@ -54,7 +54,7 @@ def blinka(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture
 def pwm_wire(blinka: None, monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """What the PWM / Pi 5 driver would put on the data line, one entry per show()."""
-    import neopixel  # type: ignore[import-untyped]
+    import neopixel
 
     sent: list[bytes] = []
     monkeypatch.setattr(neopixel, "neopixel_write", lambda pin, buf: sent.append(bytes(buf)))
@@ -64,9 +64,9 @@ def pwm_wire(blinka: None, monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
 @pytest.fixture
 def spi_wire(blinka: None, monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """The strip bytes the SPI driver sends, decoded from its SPI bit patterns."""
-    import board  # type: ignore[import-untyped]
-    import busio  # type: ignore[import-untyped]
-    from adafruit_blinka.microcontroller.generic_agnostic_board import (  # type: ignore[import-untyped]
+    import board
+    import busio
+    from adafruit_blinka.microcontroller.generic_agnostic_board import (
         spi,
     )
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+from gpiozero.pins.mock import MockFactory
 
 from tavola.hardware import BackendUnavailableError, load_sensor
 from tavola.hardware.base import SensorBackend, SensorEvent, SensorFault, Snapshot

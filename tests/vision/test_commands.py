@@ -188,7 +188,7 @@ def test_a_directory_of_links_to_one_picture_is_decoded_once(
 def test_a_missing_picamera2_says_what_to_install() -> None:
     pytest.importorskip("cv2")
     try:
-        import picamera2  # type: ignore[import-not-found]  # noqa: F401
+        import picamera2  # noqa: F401
     except ImportError:
         with pytest.raises(CameraError, match="needs the picamera2 package"):
             open_source("picamera2")
