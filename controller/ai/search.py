@@ -290,8 +290,9 @@ class AlphaBeta:
         wins_in_one = self._wins_in_one
         if wins_in_one is not None and not mid_turn and wins_in_one(game, True):
             return WIN - ply - 1  # a line completed with the next action
-        if depth <= 0 and self._static_leaves and not (
-                mid_turn and self.knowledge.free_continuation):  # a turn is never cut
+        # A leaf is never half a turn: an action that keeps the turn costs no depth where
+        # the game continues freely (step 0 below), so a turn's later actions keep its depth.
+        if depth <= 0 and self._static_leaves:
             return self.knowledge.evaluate(game)  # nothing to look at past the horizon
         moves: Sequence[Any] = game.legal_moves()
         if depth <= 0 and not (mid_turn and self.knowledge.free_continuation) and (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -238,3 +239,30 @@ def test_quinque_keeps_the_whole_turns_a_cut_iteration_finished() -> None:
     assert {s.turn[:1] for s in head} == finished
     assert [s.score for s in head] == sorted((s.score for s in search._partial), reverse=True)
     assert all(s.score <= head[-1].score for s in result.ranked[len(finished):])
+
+
+
+def test_a_leaf_scored_at_once_never_cuts_a_turn_in_two() -> None:
+    """With leaves scored without generating their moves (tessere's setting), a turn whose
+    later actions cost no depth (a mill's removal) is still searched to its end: the
+    evaluation is never asked about a position with a removal owed (an invariant of the
+    depth counting, which a guard added on 2 Dec duplicated; it is gone)."""
+    game = new_game("morris")
+    for text in ("a1", "b2", "a4", "b4"):  # either side can close a mill next
+        game.apply(game.parse_move(text))
+    base = knowledge(game)
+    assert base.free_continuation
+    cut: list[str] = []
+    scored = [0]
+
+    def evaluate(position: Game[Any]) -> int:
+        scored[0] += 1
+        if position.expectation():  # a removal owed: half a turn
+            cut.append(" ".join(map(str, position.history[-2:])))
+        return base.evaluate(position)
+
+    static = replace(base, extend_lone_reply=False, forcing=None, wins_in_one=None,
+                     evaluate=evaluate)
+    searched = AlphaBeta(game.copy(), static, Budget(nodes=20_000), max_depth=3).run()
+    assert searched.depth == 3 and searched.ranked[0].text == "a7 xb2"
+    assert scored[0] > 100 and cut == []
