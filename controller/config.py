@@ -45,6 +45,13 @@ FLAGS: dict[str, tuple[str, str]] = {  # CLI override name -> (section, key)
     "leds": ("leds", "backend"),
 }
 ENV_SHORT: dict[str, tuple[str, str]] = {f"TAVOLA_{k.upper()}": v for k, v in FLAGS.items()}
+# The ``tavola run`` flags that set a dotted key: an error names the flag the user typed.
+DOTTED_FLAGS: dict[str, str] = {
+    "journal.directory": "--journal",
+    "game.opponent": "--opponent",
+    "game.opponent_level": "--level",
+    "game.opponent_side": "--ai-plays",
+}
 ENV_CONFIG = "TAVOLA_CONFIG"
 
 
@@ -470,7 +477,8 @@ def _flag_settings(
             continue
         section, _, key = flag.partition(".")
         key, _, sub = key.partition(".")  # game.params.flying: one entry of a table
-        source = f"-p {sub}" if (section, key) == ("game", "params") else f"override {flag}"
+        source = (f"-p {sub}" if (section, key) == ("game", "params")
+                  else DOTTED_FLAGS.get(flag, f"override {flag}"))
         if section not in SCHEMA:
             raise ConfigError(
                 f"{source}: unknown section {section!r}; {_suggest(section, SCHEMA, '{}')}"
@@ -567,13 +575,9 @@ def _convert(setting: _Setting, name: str, spec: Key) -> Any:
             value = value.lower()
             if value not in spec.choices:
                 close = difflib.get_close_matches(value, spec.choices, n=1)
-                guess = f"did you mean {close[0]!r}? " if close else ""
-                raise _error(
-                    setting,
-                    name,
-                    f"must be one of {', '.join(spec.choices)}; {guess}".rstrip(),
-                    spec,
-                )
+                guess = f"; did you mean {close[0]!r}?" if close else ""
+                raise _error(setting, name, f"must be one of {', '.join(spec.choices)}{guess}",
+                             spec)
         return value
     if kind == "bool":
         if setting.text and isinstance(value, str):

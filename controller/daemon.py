@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import multiprocessing
 import os
@@ -29,6 +30,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from tavola.clock import Clock
@@ -103,6 +105,7 @@ class Daemon:
         self.wall = wall
         self.notifier = Notifier(env)
         self.journal = Journal(config.journal.directory)
+        self._journal_step = False  # starting, an OSError here is the journal's (_start)
         self.extra_sensor_options = dict(sensor_options or {})
         self.resume_id = resume
         self.stopping = asyncio.Event()
@@ -127,7 +130,19 @@ class Daemon:
     # ----------------------------------------------------------------- setup
     def _start(self) -> None:
         """Resume the game in progress, or start the configured one; only a game that has
-        really started (backends open, session built) is written to the journal."""
+        really started (backends open, session built) is written to the journal. A journal
+        that cannot be read or written is a StartupError naming it and the fix."""
+        try:
+            self._start_or_resume()
+        except OSError as exc:
+            if not self._journal_step:
+                raise  # a backend's (a serial port's, a camera's): its own message
+            raise StartupError(journal_unusable(
+                self.journal.directory, exc,
+                self.config.sources.get("journal.directory"))) from exc
+
+    def _start_or_resume(self) -> None:
+        self._journal_step = True  # an OSError is the journal's, but in _open
         if self.resume_id is not None:
             self._pause_current(f"to resume {self.resume_id}")
             self.journal.unpause(self.resume_id)
@@ -140,7 +155,7 @@ class Daemon:
             if resumed is not None:
                 game, clock = resumed
                 try:
-                    self._open(game, clock)
+                    self._open_backends_first(game, clock)
                 except (StartupError, LayoutError) as exc:
                     self._abandon_unresumable(record.id, game, exc)
                 else:
@@ -155,7 +170,7 @@ class Daemon:
                                     self.config.game.name)
                     return
         game = self.config.game.new_game()
-        self._open(game, self._new_clock(game))
+        self._open_backends_first(game, self._new_clock(game))
         wall = self.wall()
         try:
             self.journal.begin(StartEntry.of(game, game_id=self.journal.new_id(wall, game.name),
@@ -163,6 +178,14 @@ class Daemon:
         except OSError:
             self._close_backends()
             raise
+
+    def _open_backends_first(self, game: Game[Any], clock: Clock | None) -> None:
+        """:meth:`_open`, whose OSErrors are the backends', not the journal's."""
+        self._journal_step = False
+        try:
+            self._open(game, clock)
+        finally:
+            self._journal_step = True
 
     def _read_journal(self) -> Record | None:
         try:
@@ -729,6 +752,27 @@ def board_events(before: Mapping[str, str], after: Mapping[str, str]) -> str:
     lines = [f"lift {c}" for c, t in before.items() if t and after.get(c, "") != t]
     lines += [f"place {c} {t}" for c, t in after.items() if t and before.get(c, "") != t]
     return "\n".join(lines)
+
+
+def journal_unusable(directory: Path, exc: OSError, source: str | None) -> str:
+    """Why the journal in ``directory`` cannot be kept (``exc``), and what to do; ``source``:
+    where the directory was set (``--journal``, a config file), if anywhere."""
+    where = f" (set by {source})" if source else ""
+    if exc.errno in (errno.EEXIST, errno.ENOTDIR) or directory.is_file():
+        problem = f"{directory} is a file, not a directory"
+    else:
+        problem = _problem(exc)
+        if exc.filename and Path(exc.filename) != directory:
+            problem += f": {exc.filename}"
+    fixes = {errno.ENOSPC: "free some space on its disk",
+             errno.EDQUOT: "free some space on its disk",
+             errno.EACCES: "make it writable by the user tavola runs as",
+             errno.EPERM: "make it writable by the user tavola runs as",
+             errno.EROFS: "mount its disk read-write"}
+    fix = fixes.get(exc.errno or 0)
+    also = f"{fix}, or " if fix else ""
+    return (f"the journal cannot be kept in {directory}{where}: {problem}; {also}set "
+            "[journal] directory (or --journal) to a writable directory")
 
 
 def _problem(exc: Exception) -> str:

@@ -91,6 +91,38 @@ def test_a_failed_start_writes_nothing_and_the_next_start_plays(tmp_path: Path) 
     play_until(tmp_path, "d2\n", ["d2"])  # the plain start plays the configured game
 
 
+def test_a_journal_directory_that_is_a_file_is_named_with_its_key_and_fix(
+    tmp_path: Path,
+) -> None:
+    # Before: "tavola: cannot start: [Errno 17] File exists: '.../state'", which says
+    # neither that the journal is at fault nor how to set it.
+    (tmp_path / "state").write_text("not a directory\n")
+    done = run(tmp_path, "")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("tavola: cannot start: the journal cannot be kept in "
+                           f"{tmp_path / 'state'}"), line
+    assert "is a file, not a directory" in line and "--journal" in line, line
+    assert (tmp_path / "state").read_text() == "not a directory\n"  # nothing lost
+
+
+def test_a_full_disk_at_start_is_named_with_the_journal_and_the_fix(tmp_path: Path) -> None:
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "FAULT").touch()  # every journal write fails: no space left
+    (tmp_path / "moves.txt").write_text("")
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.controller.faulty_journal", "run", "--journal",
+         str(tmp_path / "state"), "--leds", "none", "--console", "off", "--script",
+         str(tmp_path / "moves.txt")],
+        cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    line = done.stderr.strip().splitlines()[-1]
+    assert "the journal cannot be kept in" in line and "No space left on device" in line, line
+    assert "free some space" in line, line
+    (tmp_path / "state" / "FAULT").unlink()
+    play_until(tmp_path, "d2\n", ["d2"])  # space again: the next start plays
+
+
 def test_an_unfinished_game_that_cannot_go_on_is_filed_and_the_configured_one_starts(
     tmp_path: Path,
 ) -> None:
