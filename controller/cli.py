@@ -155,16 +155,19 @@ def _journal(args: argparse.Namespace) -> Any:
     import os
 
     from tavola.config import load_config
-    from tavola.journal import Journal
+    from tavola.journal import journal_to_read
 
-    overrides = {"journal.directory": args.journal}
-    return Journal(load_config(args.config, os.environ, overrides).journal.directory)
+    config = load_config(args.config, os.environ, {"journal.directory": args.journal})
+    return journal_to_read(config.journal.directory, config.sources.get("journal.directory"))
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
-    records = _journal(args).records()
+    journal = _journal(args)
+    records = journal.records()
     if not records:
-        print("No finished games yet.")
+        besides = journal.unfinished()
+        print(f"No finished games yet in {journal.directory}" +
+              (f"; it holds {besides}." if besides else "."))
     for r in records:
         variant = f" ({r.variant})" if r.variant else ""
         print(f"{r.id}  {r.date}  {r.game}{variant}  {r.score} {r.reason}  {r.actions} actions")

@@ -329,6 +329,19 @@ class Journal:
             )
         return read_record(path)
 
+    def unfinished(self) -> str:
+        """What the directory holds besides finished games, in a few words ('' if nothing):
+        the game in progress and the games put aside, for a listing that has none."""
+        parts = []
+        if self.in_progress():
+            parts.append(f"a game in progress ({self.current.name}; listed once it ends)")
+        paused = sorted(p.stem for p in self.paused.glob("*.jsonl")) if self.paused.is_dir() \
+            else []
+        if paused:
+            parts.append(f"{len(paused)} put aside unfinished (tavola run --resume "
+                         f"{paused[0]}{', ...' if len(paused) > 1 else ''})")
+        return "; ".join(parts)
+
     # ----------------------------------------------------------------- inside
     def _aside_name(self) -> Path:
         stamp = datetime.fromtimestamp(self.current.stat().st_mtime, tz=UTC)
@@ -456,3 +469,28 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def journal_to_read(directory: Path, source: str | None) -> Journal:
+    """The journal in ``directory`` for listing and export; ``source`` says where the
+    directory was set (``--journal``, a config file; None: the default).
+
+    A directory that is a file, a game's folder given for its journal, or a directory set
+    by hand that does not exist is a :class:`JournalError` naming it and the fix: read as
+    an empty journal it would say "no finished games", which sends a user looking for lost
+    games instead of at a typo.
+    """
+    where = f" (set by {source})" if source else " (the default)"
+    fix = "give the directory 'tavola run' keeps its journal in ([journal] directory, --journal)"
+    if directory.is_file():
+        what = " (a game's file: 'tavola export ID' prints one)" \
+            if directory.suffix == ".jsonl" else ""
+        raise JournalError(f"{directory}{where} is a file, not a journal directory{what}; {fix}")
+    if directory.name in (GAMES_DIR, PAUSED_DIR) and not (directory / GAMES_DIR).exists() \
+            and any(directory.glob("*.jsonl")):
+        raise JournalError(f"{directory}{where} is the journal's {directory.name}/ folder; "
+                           f"give its parent, {directory.parent}")
+    if source and not directory.exists():
+        raise JournalError(f"no journal directory {directory}{where}: nothing has been kept "
+                           f"there; {fix}")
+    return Journal(directory)

@@ -28,7 +28,10 @@ def test_rules_lists_every_game_with_its_parameters(capsys: pytest.CaptureFixtur
         (["play", "chess"], "unknown game 'chess'; known games"),
         (["play", "morris", "-p", "flying"], "-p takes KEY=VALUE"),
         (["play", "morris", "-p", "flying=maybe"], "parameter 'flying' must be bool"),
-        (["export", "nope", "--journal", "/nonexistent"], "no finished game 'nope'"),
+        (["export", "nope", "--journal", "/nonexistent"],
+         "no journal directory /nonexistent (set by --journal)"),
+        (["games", "--journal", "/nonexistent"],
+         "no journal directory /nonexistent (set by --journal): nothing has been kept there"),
         (["vision", "markers", "-o", "sheet.png"], "name it *.svg or *.pdf"),
         (["play", "morris", "--opponent", "ai", "--level", "master"],
          "unknown level 'master'; levels: beginner, club, strongest"),
@@ -41,6 +44,50 @@ def test_user_errors_are_one_line(argv: list[str], message: str,
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("tavola: error: ") and message in err and "Traceback" not in err
+
+
+def test_games_and_export_name_a_journal_given_wrong(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file, or a journal's games/ folder, is not read as an empty journal ("no finished
+    games"), which would send the user looking for lost games."""
+    games = tmp_path / "journal" / "games"
+    games.mkdir(parents=True)
+    game = games / "20261201-1830-morris.jsonl"
+    game.write_text("{}\n")
+    for argv, message in (
+            (["games", "--journal", str(game)],
+             f"{game} (set by --journal) is a file, not a journal directory (a game's file: "
+             f"'tavola export ID' prints one); give the directory 'tavola run' keeps"),
+            (["export", "x", "--journal", str(games)],
+             f"{games} (set by --journal) is the journal's games/ folder; give its parent, "
+             f"{games.parent}")):
+        assert main(argv) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_games_says_where_it_looked_and_what_is_unfinished(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from tavola.games import new_game
+    from tavola.journal import Journal
+    from tavola.record import StartEntry
+
+    for name in ("STATE_DIRECTORY", "XDG_STATE_HOME", "TAVOLA_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # the default, never made: no error
+    assert main(["games"]) == 0
+    default = tmp_path / "home" / ".local" / "state" / "tavola"
+    assert capsys.readouterr().out == f"No finished games yet in {default}.\n"
+
+    journal = Journal(tmp_path / "j")
+    journal.begin(StartEntry.of(new_game("morris"), game_id="g1", wall=0.0))
+    assert main(["games", "--journal", str(journal.directory)]) == 0
+    assert capsys.readouterr().out == (
+        f"No finished games yet in {journal.directory}; it holds a game in progress "
+        f"(current.jsonl; listed once it ends).\n")
+    journal.pause()
+    assert main(["games", "--journal", str(journal.directory)]) == 0
+    assert "1 put aside unfinished (tavola run --resume g1)." in capsys.readouterr().out
 
 
 def test_play_in_a_terminal_through_the_console_script() -> None:
