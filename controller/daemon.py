@@ -105,7 +105,6 @@ class Daemon:
         self.wall = wall
         self.notifier = Notifier(env)
         self.journal = Journal(config.journal.directory)
-        self._journal_step = False  # starting, an OSError here is the journal's (_start)
         self.extra_sensor_options = dict(sensor_options or {})
         self.resume_id = resume
         self.stopping = asyncio.Event()
@@ -134,15 +133,14 @@ class Daemon:
         that cannot be read or written is a StartupError naming it and the fix."""
         try:
             self._start_or_resume()
-        except OSError as exc:
-            if not self._journal_step:
-                raise  # a backend's (a serial port's, a camera's): its own message
+        except _BackendOSError as failed:
+            raise failed.error from None  # a backend's (NeoPixel LEDs, ...): its own message
+        except OSError as exc:  # every other I/O of a start is the journal's
             raise StartupError(journal_unusable(
                 self.journal.directory, exc,
                 self.config.sources.get("journal.directory"))) from exc
 
     def _start_or_resume(self) -> None:
-        self._journal_step = True  # an OSError is the journal's, but in _open
         if self.resume_id is not None:
             self._pause_current(f"to resume {self.resume_id}")
             self.journal.unpause(self.resume_id)
@@ -180,12 +178,13 @@ class Daemon:
             raise
 
     def _open_backends_first(self, game: Game[Any], clock: Clock | None) -> None:
-        """:meth:`_open`, whose OSErrors are the backends', not the journal's."""
-        self._journal_step = False
+        """:meth:`_open`, whose OSErrors are the backends', not the journal's: marked so on
+        their way out of :meth:`_start` (and past the resume path, which files a game as
+        abandoned only for a configuration that cannot play it, not for a failed device)."""
         try:
             self._open(game, clock)
-        finally:
-            self._journal_step = True
+        except OSError as exc:
+            raise _BackendOSError(exc) from exc
 
     def _read_journal(self) -> Record | None:
         try:
@@ -752,6 +751,15 @@ def board_events(before: Mapping[str, str], after: Mapping[str, str]) -> str:
     lines = [f"lift {c}" for c, t in before.items() if t and after.get(c, "") != t]
     lines += [f"place {c} {t}" for c, t in after.items() if t and before.get(c, "") != t]
     return "\n".join(lines)
+
+
+class _BackendOSError(Exception):
+    """A backend's OSError while starting, kept apart from the journal's until it leaves
+    :meth:`Daemon._start` as itself."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error)
+        self.error = error
 
 
 def journal_unusable(directory: Path, exc: OSError, source: str | None) -> str:

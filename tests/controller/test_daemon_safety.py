@@ -123,6 +123,40 @@ def test_a_full_disk_at_start_is_named_with_the_journal_and_the_fix(tmp_path: Pa
     play_until(tmp_path, "d2\n", ["d2"])  # space again: the next start plays
 
 
+@pytest.mark.parametrize("resuming", [False, True])
+def test_a_backends_oserror_at_start_is_its_own_not_the_journals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, resuming: bool,
+) -> None:
+    """NeoPixel LEDs that Blinka cannot drive raise an OSError: the start says so, as the
+    backend put it, and keeps the unfinished game to resume (neither blames the journal
+    nor files the game as abandoned). Before, the journal was blamed: "the journal cannot
+    be kept in ...: LED backend 'neopixel': ...; set [journal] directory ..."."""
+    from tavola import daemon as daemon_module
+    from tavola.hardware.neopixel import NeoPixelError
+    from tavola.session import StartupError
+
+    def no_strip(name: str) -> object:
+        def build(*args: object, **kwargs: object) -> object:
+            raise NeoPixelError("LED backend 'neopixel': Adafruit Blinka knows no SPI bus")
+        return build
+
+    monkeypatch.setattr(daemon_module, "load_leds", no_strip)
+    state = tmp_path / "state"
+    if resuming:
+        unfinished(tmp_path, "morris", "d2")
+    before = (state / "current.jsonl").read_bytes() if resuming else None
+    config = load_config(None, {}, {"journal.directory": str(state), "leds.backend": "none"})
+    with pytest.raises(OSError) as raised:
+        Daemon(config, env={})._start()
+    assert not isinstance(raised.value, StartupError)
+    assert str(raised.value) == "LED backend 'neopixel': Adafruit Blinka knows no SPI bus"
+    if resuming:  # the game waits, as it was, for LEDs that work
+        assert (state / "current.jsonl").read_bytes() == before
+        assert Journal(state).records() == []
+    else:
+        assert not (state / "current.jsonl").exists()
+
+
 def test_an_unfinished_game_that_cannot_go_on_is_filed_and_the_configured_one_starts(
     tmp_path: Path,
 ) -> None:
