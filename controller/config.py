@@ -614,9 +614,9 @@ def _convert(setting: _Setting, name: str, spec: Key) -> Any:
 def _error(
     setting: _Setting, name: str, problem: str, spec: Key, *, out_of_range: bool = False
 ) -> ConfigError:
-    hint = f"{spec.hint} " if spec.hint and out_of_range else ""
+    hint = f"; {spec.hint}" if spec.hint and out_of_range else ""
     return ConfigError(
-        f"{setting.source}: {name} = {setting.value!r}: {problem}; {hint}(e.g. {spec.example})"
+        f"{setting.source}: {name} = {setting.value!r}: {problem}{hint} (e.g. {spec.example})"
     )
 
 

@@ -153,15 +153,15 @@ def test_dotted_overrides() -> None:
 
 def test_a_dotted_override_from_a_flag_is_named_by_the_flag() -> None:
     # `tavola run --level foo` said "override game.opponent_level: ... strongest;; (e.g.":
-    # neither the flag the user typed nor a single separator.
+    # neither the flag the user typed nor plain punctuation.
     message = error(None, {}, {"game.opponent_level": "foo"})
     assert message.startswith("--level: game.opponent_level = 'foo': must be one of "
-                              "beginner, club, strongest; (e.g."), message
+                              "beginner, club, strongest (e.g."), message
     message = error(None, {}, {"game.opponent": "ai", "game.opponent_side": "7"})
     assert message.startswith("--ai-plays: game.opponent_side = '7':"), message
     assert error(None, {}, {"journal.directory": "3", "clock.mode": "blitz"}).startswith(
         "override clock.mode: clock.mode = 'blitz': must be one of none, move, sudden-death, "
-        "fischer, moves-in-time; (e.g.")
+        "fischer, moves-in-time (e.g.")
 
 
 def test_a_new_game_drops_the_old_games_variant_and_params(tmp_path: Path) -> None:
