@@ -312,13 +312,16 @@ class Journal:
         """The finished games, oldest first; unreadable files are logged and left out."""
         if not self.games.is_dir():
             return []
-        out: list[RecordSummary] = []
-        for path in sorted(self.games.glob("*.jsonl")):
+        # By start time, then by the number new_id gives a second game of the same second:
+        # not by name, where "X-10" and "X-2" come before "X".
+        listed: list[tuple[float, int, RecordSummary]] = []
+        for path in self.games.glob("*.jsonl"):
             try:
-                out.append(_summary(read_record(path)))
+                record = read_record(path)
+                listed.append((record.header.wall, _number(path.stem), _summary(record)))
             except (RecordError, KeyError, TypeError, ValueError) as exc:
                 log.warning("%s: not listed: %s", path, exc)
-        return out
+        return [summary for *_, summary in sorted(listed, key=lambda t: t[:2])]
 
     def load(self, game_id: str) -> Record:
         """A finished game by id; :class:`JournalError` says how to find the ids."""
@@ -450,6 +453,12 @@ def _summary(record: Record) -> RecordSummary:
         reason=result.reason if result else "",
         actions=len(final_line(record.entries)),
     )
+
+
+def _number(game_id: str) -> int:
+    """The n of an id that :meth:`Journal.new_id` numbered ``<stem>-<n>``; 1 for the first."""
+    *_, last = game_id.rsplit("-", 1)
+    return int(last) if last.isdigit() and len(last) < 6 else 1  # not the time of day
 
 
 def _free(folder: Path, stem: str, suffix: str) -> Path:

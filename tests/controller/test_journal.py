@@ -393,6 +393,21 @@ def test_finish_files_the_game_and_lists_it(tmp_path: Path) -> None:
     assert record.result is not None and record.result.score == "0-1"
 
 
+def test_games_started_within_one_second_are_listed_in_the_order_they_started(
+        tmp_path: Path) -> None:
+    """Three quick `new`s share a second, so their ids are X, X-2 ... X-11: by name that is
+    X-10, X-11, X-2, ..., X ('-' sorts before '.jsonl'); the list promises oldest first."""
+    journal = Journal(tmp_path)
+    for n in range(11):
+        game = new_game("morris")
+        wall = WALL + n / 20
+        journal.begin(StartEntry.of(game, game_id=journal.new_id(wall, "morris"), wall=wall))
+        journal.append(ResultEntry.of(None, 2, wall=wall, now=0.0, reason=f"game {n}"))
+        journal.file()
+    assert [r.reason for r in journal.records()] == [f"game {n}" for n in range(11)]
+    assert journal.records()[-1].id == "20240501-143012-morris-11"
+
+
 def test_resume_files_a_game_that_ended_during_finish(tmp_path: Path) -> None:
     journal = Journal(tmp_path)
     game = new_game("tessere")
