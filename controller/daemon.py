@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from tavola.clock import Clock
 from tavola.config import Config
 from tavola.feedback import OFF
-from tavola.games import Game, Reason
+from tavola.games import ALIASES, Game, Reason, game_class, new_game
 from tavola.hardware import load_leds, load_sensor
 from tavola.hardware.base import LedBackend, SensorBackend, SensorFault, Snapshot
 from tavola.hardware.layout import Layout, LayoutError
@@ -75,7 +75,9 @@ c3, bounce d4, knock c3 d4, noise, unplug, replug; 'help all' lists all of them)
   hint        the engine's best move, lit blue; again: the next best (on the board: lift
               one piece and put it back twice within a second)
   hints on    (arbiter) the referee allows hints; hints off: forbids them again
-  status      show the state                   new            start a new game
+  status      show the state
+  new         start a new game: the configured one, or new GAME [VARIANT] (new
+              draughts russian) when this board can play it
   help all    the simulator's commands too
   seats       the seat pages' QR codes (with [web] on)
   quit        stop the daemon (the game is kept and resumes at the next start)"""
@@ -523,7 +525,9 @@ class Daemon:
             if word == "quit":
                 self.stopping.set()
             elif word == "new":
-                self._start_new_game()
+                named = self._named_game(rest) if rest else None
+                if named is not None or not rest:
+                    self._start_new_game(named)
             elif word == "status":
                 self._answer(self.session.status())
             elif word == "seats" and self.web is not None:
@@ -553,6 +557,21 @@ class Daemon:
         except Exception:
             log.exception("error while handling %r", text)
         self._draw(important=True)
+
+    def _named_game(self, text: str) -> Game[Any] | None:
+        """``new GAME [VARIANT]``: that game, with the config's parameters if it is the
+        configured one; None (the reason answered) for a name or variant there is none of."""
+        name, _, variant = text.partition(" ")
+        variant = variant.strip()
+        try:
+            plain = name.strip().lower() not in ALIASES  # an alias names its variant
+            if plain and not variant and \
+                    game_class(name).name == game_class(self.config.game.name).name:
+                return self.config.game.new_game()
+            return new_game(name, **({"variant": variant} if variant else {}))
+        except ValueError as exc:
+            self._answer(f"new {text}: {exc}")
+            return None
 
     def _play_on_board(self, text: str) -> str:
         """On the simulator, a move in the game's notation that is not a simulator command

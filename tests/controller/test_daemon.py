@@ -233,6 +233,42 @@ def test_new_files_an_unfinished_game_as_abandoned(tmp_path: Path) -> None:
         ("*", "abandoned for a new game")]
 
 
+def test_new_names_another_game_or_variant_the_board_can_run(tmp_path: Path) -> None:
+    """A club switching the 8x8 board from German to Russian draughts types `new draughts
+    russian`. Before, `new tessere` started the configured game, the name silently dropped."""
+    config = load_config(None, {}, {"journal.directory": str(tmp_path), "leds": "none",
+                                    "game": "draughts"})
+    daemon = Daemon(config, env={})
+
+    configured = config.game.new_game().options["variant"]
+
+    async def scenario() -> int:
+        task = asyncio.create_task(daemon.run())
+        await until(lambda: daemon.ready)
+        daemon.console_line("new draughts russian")
+        assert daemon.session.game.options["variant"] == "russian"
+        daemon.console_line("new checkers")  # an alias: English draughts
+        assert daemon.session.game.options["variant"] == "english"
+        before = daemon.session.game
+        for line, said in (("new chess", "new chess: unknown game 'chess'; known games:"),
+                           ("new draughts fast", "new draughts fast: parameter 'variant' "
+                                                 "must be one of"),
+                           ("new tessere", "Cannot start tessere on this board")):
+            daemon.console_line(line)
+            assert daemon.session.game is before, line  # refused: the game in play stays
+            shown = " ".join(daemon._reply or daemon._log_tail[-1:])  # a reply, or the log's
+            assert said in shown, shown
+        daemon.console_line("new")
+        assert (daemon.session.game.name, daemon.session.game.options["variant"]) == \
+            ("draughts", configured)
+        daemon.console_line("quit")
+        return await task
+
+    assert asyncio.run(scenario()) == 0
+    assert [r.variant for r in Journal(tmp_path).records()] == \
+        [configured, "russian", "english"]
+
+
 def test_a_final_move_corrected_after_the_game_was_filed_resumes_after_a_restart(
         tmp_path: Path) -> None:
     config = load_config(None, {}, {"journal.directory": str(tmp_path), "leds": "sim",
