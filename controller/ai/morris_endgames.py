@@ -20,11 +20,13 @@ men as sets of point indices (``tavola.games.morris.POINTS``) ranked in colex or
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from array import array
 from collections.abc import Mapping
 from itertools import combinations
+from math import comb
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,8 @@ from tavola.games import Game
 from tavola.games.morris import POINTS, Morris
 
 from .evaluation import WIN
+
+log = logging.getLogger(__name__)
 
 TABLES = ("3v3", "3v4", "4v3")
 VERSION = 1
@@ -131,28 +135,69 @@ class Endgames:
 
 def load(directory: Path | None = None) -> Endgames | None:
     """The tables cached in ``directory`` (default: :func:`default_directory`), or None
-    when none were built. A table of another version or rules is ignored."""
+    when none were built. A table of another version or rules is ignored; one cut short
+    (a build stopped while writing) or a description that does not read is left out with
+    a warning, so the engine searches those endgames instead of failing on them."""
     directory = default_directory() if directory is None else directory
     meta_path = directory / "meta.json"
     if not meta_path.is_file():
         return None
-    meta = json.loads(meta_path.read_text())
+    again = "build them again with 'tavola endgames build'"
+    try:
+        meta = json.loads(meta_path.read_text())
+        names = [str(name) for name in meta.get("tables", ())]
+    except (OSError, ValueError, AttributeError, TypeError) as exc:
+        log.warning("morris endgame tables: %s is not readable (%s); %s", meta_path, exc, again)
+        return None
     if meta.get("version") != VERSION or meta.get("rules") != RULES:
         return None
     tables = {}
-    for name in meta.get("tables", ()):
+    for name in names:
+        path = directory / f"{name}.i16"
         data = array("h")
-        data.frombytes((directory / f"{name}.i16").read_bytes())
+        try:
+            data.frombytes(path.read_bytes())
+        except (OSError, ValueError) as exc:  # ValueError: an odd number of bytes
+            log.warning("morris endgame tables: %s is not readable (%s); %s", path, exc, again)
+            continue
+        expected = _positions(name)
+        if len(data) != expected:
+            log.warning("morris endgame tables: %s holds %d positions, not %s; %s",
+                        path, len(data), expected, again)
+            continue
         if sys.byteorder == "big":
             data.byteswap()  # the files are little-endian
         tables[name] = data
     return Endgames(tables) if tables else None
 
 
+def _positions(name: str) -> int | None:
+    """How many positions table ``name`` ("3v4") holds; None for a name that is none."""
+    mover, _, opponent = name.partition("v")
+    if not (mover.isdigit() and opponent.isdigit()):
+        return None
+    return comb(24, int(mover)) * comb(24, int(opponent))
+
+
 def save(tables: Mapping[str, Any], directory: Path, stats: Mapping[str, Any]) -> None:
-    """Write the tables (numpy int16 arrays, little-endian) and their description."""
+    """Write the tables (numpy int16 arrays, little-endian) and their description, each
+    file whole before it replaces the old one, the description last: a build stopped
+    part way leaves the cache as it was, or tables :func:`load` can tell are short."""
     directory.mkdir(parents=True, exist_ok=True)
     for name, values in tables.items():
-        (directory / f"{name}.i16").write_bytes(values.astype("<i2").tobytes())
+        _write_whole(directory / f"{name}.i16", values.astype("<i2").tobytes())
     meta = {"version": VERSION, "rules": RULES, "tables": sorted(tables), "stats": stats}
-    (directory / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+    _write_whole(directory / "meta.json", (json.dumps(meta, indent=1) + "\n").encode())
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """``data`` to ``path`` through a temporary file beside it: never a file half written."""
+    temporary = path.with_name(path.name + ".tmp")
+    try:
+        with open(temporary, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)

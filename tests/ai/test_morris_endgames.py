@@ -104,6 +104,29 @@ def test_the_cache_round_trips_and_ignores_other_versions(tmp_path: Path) -> Non
     assert load(tmp_path / "absent") is None
 
 
+def test_a_cache_cut_short_is_left_out_not_read(tmp_path: Path,
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    """A build stopped while writing (Ctrl-C, a power cut) left a table short or its
+    description torn. Read as it was, a short table raised IndexError in the engine's every
+    search of such an endgame, and a torn meta.json stopped `tavola play`; now such a cache
+    is left out (the engine searches without it) and the log says to build it again."""
+    numpy = pytest.importorskip("numpy")
+    save({"3v3": numpy.zeros(2024 * 2024, dtype=numpy.int16),
+          "3v4": numpy.zeros(2024 * 10626, dtype=numpy.int16)}, tmp_path, {})
+    assert not list(tmp_path.glob("*.tmp"))  # each file written whole, then put in place
+    short = tmp_path / "3v4.i16"
+    short.write_bytes(short.read_bytes()[: 2 * 1000])
+    loaded = load(tmp_path)
+    assert loaded is not None and loaded.tables == ("3v3",)
+    assert loaded.value(sets_of(3)[0], sets_of(4)[5000]) is None  # not an IndexError
+    assert "3v4.i16 holds 1000 positions, not 21507024" in caplog.text
+    assert "tavola endgames build" in caplog.text
+    meta = tmp_path / "meta.json"
+    meta.write_text(meta.read_text()[:20])
+    assert load(tmp_path) is None
+    assert f"{meta} is not readable" in caplog.text
+
+
 def test_the_cache_directory_follows_the_environment() -> None:
     assert default_directory({"TAVOLA_ENDGAMES": "/x"}) == Path("/x")
     assert default_directory({"CACHE_DIRECTORY": "/var/cache/tavola"}) == Path(
