@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tavola.files import write_whole
+
 from .detect import Image, VisionError
 
 __all__ = ["Calibration", "CalibrationError", "calibrate"]
@@ -71,8 +73,8 @@ class Calibration:
                    *(_cell_names(d, key, source) for key in ("doubted", "unsure", "blown")))
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the JSON file."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        """Write the JSON file, whole or not at all (the camera reads it at every start)."""
+        write_whole(Path(path), (json.dumps(self.to_dict(), indent=1) + "\n").encode("utf-8"))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Calibration:
@@ -83,7 +85,8 @@ class Calibration:
         except OSError as exc:
             raise CalibrationError(f"cannot read calibration {p}: {exc.strerror or exc}") from exc
         except json.JSONDecodeError as exc:
-            raise CalibrationError(f"calibration {p} is not valid JSON ({exc})") from exc
+            raise CalibrationError(f"calibration {p} is not valid JSON ({exc}): write it "
+                                   "again with 'tavola vision calibrate'") from exc
         return cls.from_dict(data, str(p))
 
 

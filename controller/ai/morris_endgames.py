@@ -30,6 +30,7 @@ from math import comb
 from pathlib import Path
 from typing import Any
 
+from tavola.files import write_whole
 from tavola.games import Game
 from tavola.games.morris import POINTS, Morris
 
@@ -185,19 +186,7 @@ def save(tables: Mapping[str, Any], directory: Path, stats: Mapping[str, Any]) -
     part way leaves the cache as it was, or tables :func:`load` can tell are short."""
     directory.mkdir(parents=True, exist_ok=True)
     for name, values in tables.items():
-        _write_whole(directory / f"{name}.i16", values.astype("<i2").tobytes())
+        write_whole(directory / f"{name}.i16", values.astype("<i2").tobytes())
     meta = {"version": VERSION, "rules": RULES, "tables": sorted(tables), "stats": stats}
-    _write_whole(directory / "meta.json", (json.dumps(meta, indent=1) + "\n").encode())
+    write_whole(directory / "meta.json", (json.dumps(meta, indent=1) + "\n").encode())
 
-
-def _write_whole(path: Path, data: bytes) -> None:
-    """``data`` to ``path`` through a temporary file beside it: never a file half written."""
-    temporary = path.with_name(path.name + ".tmp")
-    try:
-        with open(temporary, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)

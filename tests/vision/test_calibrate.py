@@ -73,7 +73,8 @@ def test_bad_calibration_files_are_named(tmp_path: Path) -> None:
     with pytest.raises(CalibrationError, match="cannot read calibration"):
         Calibration.load(path)
     path.write_text("{not json")
-    with pytest.raises(CalibrationError, match="is not valid JSON"):
+    with pytest.raises(CalibrationError, match=r"is not valid JSON.*: write it again with "
+                                               r"'tavola vision calibrate'"):
         Calibration.load(path)
     path.write_text('{"cells": {}}')
     with pytest.raises(CalibrationError, match="is not a tavola calibration file"):
@@ -188,3 +189,25 @@ def test_a_refresh_during_play_follows_the_light_despite_a_reflection() -> None:
     recogniser = Recogniser("quixo")
     refreshed = recogniser.refresh(image, cells)
     assert refreshed is not None and refreshed.blown and recogniser.calibration is refreshed
+
+
+def test_a_save_that_fails_part_way_keeps_the_old_calibration(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The camera reads the file at every start: one cut short by a full disk or a power
+    cut while `tavola vision calibrate` wrote it stopped the board starting."""
+    import errno
+    import os
+
+    path = tmp_path / "calib.json"
+    old = Calibration("quixo", 2, {"X": [1, 2, 3]}, None)
+    old.save(path)
+    before = path.read_bytes()
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError, match="No space left"):
+        Calibration("quixo", 2, {"X": [9, 9, 9]}, None).save(path)
+    assert path.read_bytes() == before and Calibration.load(path) == old
+    assert [p.name for p in tmp_path.iterdir()] == ["calib.json"]  # no temporary left
