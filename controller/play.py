@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tavola.files import write_whole
 from tavola.games import Game, IllegalMoveError, Outcome
 from tavola.record import describe
 
@@ -139,7 +140,7 @@ def play(
                 shown_to = game.current_player if hand_on else None
         elif command == "save" and arg:
             try:
-                Path(arg).write_text(json.dumps(game.to_dict(), indent=1) + "\n")
+                write_whole(Path(arg), (json.dumps(game.to_dict(), indent=1) + "\n").encode())
             except OSError as exc:  # a typo in the path must not end the game
                 write(f"Cannot save to {arg}: {exc.strerror or exc}; the game goes on "
                       "(save to another file).")

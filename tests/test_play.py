@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tavola.games import Outcome, Reason, new_game
 from tavola.play import CLEAR, Opponent, play
 from tavola.record import describe
@@ -58,6 +60,24 @@ def test_describe_team_wins() -> None:
     game.player_names = ("A1", "B1", "A2", "B2")
     assert describe(Outcome(0, Reason.LINE, (0, 2)), game.player_names) == "A1 and A2 win (line)"
     assert describe(Outcome(None, Reason.BLOCKED), game.player_names) == "Draw (blocked)"
+
+
+def test_a_save_the_disk_refuses_keeps_the_earlier_save(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import os
+
+    path = tmp_path / "g.json"
+    run(Race(goal=5), ["+1", f"save {path}"])
+    earlier = path.read_text()
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    _, out = run(Race(goal=5), ["+2", f"save {path}"])
+    assert f"Cannot save to {path}: No space left on device; the game goes on" in out
+    assert path.read_text() == earlier  # was cut to nothing when the disk was full
 
 
 def test_saving_to_a_bad_path_says_so_and_keeps_the_game(tmp_path: Path) -> None:
