@@ -155,16 +155,19 @@ def test_a_camera_that_keeps_failing_is_retried_with_growing_pauses(
     async def fake_sleep(seconds: float) -> None:
         pauses.append(seconds)
         now[0] += seconds  # time passes while the daemon waits
-        if len(pauses) >= 6:
+        if len(pauses) >= 5 + 45:
             sensor.close()
 
     monkeypatch.setattr(asyncio, "sleep", fake_sleep)
     with caplog.at_level(logging.WARNING, logger="tavola.camera"):
         events = drain(sensor)
     assert [type(e) for e in events] == [SensorFault]  # the fault is reported once
-    assert pauses == [1.0, 2.0, 4.0, 8.0, 16.0, 30.0]  # never a busy loop
+    assert pauses == [1.0, 2.0, 4.0, 8.0, 16.0] + [30.0] * 45  # never a busy loop
     tries = [r.getMessage() for r in caplog.records]
-    assert len(tries) == 6 and tries[-1].endswith("trying again in 30 s")
+    # Each step once, then every ten minutes (it was every 30 s: 120 lines an hour).
+    assert len(tries) == 8 and tries[5].endswith("trying again in 30 s"), tries
+    assert tries[6].endswith("still trying every 30 s (21 tries so far)"), tries
+    assert tries[7].endswith("still trying every 30 s (41 tries so far)"), tries
 
 
 def test_a_board_where_nothing_moves_is_read_in_full_only_now_and_then() -> None:
