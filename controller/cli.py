@@ -28,17 +28,38 @@ def _params(pairs: Sequence[str]) -> dict[str, str]:
     return params
 
 
+def _saved_game(path: Path, named: str | None) -> Any:
+    """The game ``save FILE`` wrote to ``path``; ValueError names the file and what is wrong
+    with it, or that it holds another game than ``named`` (the game typed with --load)."""
+    from tavola.config import read_file_params
+
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"cannot read the saved game {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # JSON or UTF-8
+        raise ValueError(f"{path} is not a game saved by tavola play (not JSON: {exc})") \
+            from None
+    if not isinstance(record, dict) or not isinstance(record.get("game"), str):
+        raise ValueError(f"{path} is not a game saved by tavola play (it names no game)")
+    try:
+        cls = game_class(record["game"])
+        if named is not None and game_class(named) is not cls:
+            raise ValueError(f"it holds a game of {cls.name}, not {named}: leave the game "
+                             f"out (tavola play --load {path})")
+        # A save from before records carried their files names them: read them now.
+        record["params"] = read_file_params(cls.name, record.get("params") or {}, path.parent)
+        return cls.from_dict(record)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
     from tavola.config import read_file_params
     from tavola.play import Opponent, play
 
     if args.load:
-        path = Path(args.load)
-        record = json.loads(path.read_text())
-        # A save from before records carried their files names them: read them now.
-        record["params"] = read_file_params(record["game"], record.get("params") or {},
-                                            path.parent)
-        game = game_class(record["game"]).from_dict(record)
+        game = _saved_game(Path(args.load), args.game)
     elif not args.game:
         raise ValueError("name a game (tavola play morris) or --load a saved one")
     else:

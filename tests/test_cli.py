@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tavola.cli import main
+from tavola.games import new_game
 
 
 def test_rules_lists_every_game_with_its_parameters(capsys: pytest.CaptureFixture[str]) -> None:
@@ -88,6 +89,33 @@ def test_games_says_where_it_looked_and_what_is_unfinished(
     journal.pause()
     assert main(["games", "--journal", str(journal.directory)]) == 0
     assert "1 put aside unfinished (tavola run --resume g1)." in capsys.readouterr().out
+
+
+def test_a_saved_game_that_cannot_be_loaded_is_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: a bare JSON error without the file, and `tavola play draughts --load
+    morris.json` played the morris game as if draughts had not been typed."""
+    saved = tmp_path / "morris.json"
+    game = new_game("morris")
+    game.apply("d2")
+    saved.write_text(json.dumps(game.to_dict()))
+    (tmp_path / "torn.json").write_text('{"game": "morr')
+    (tmp_path / "other.json").write_text('{"moves": []}')
+    (tmp_path / "bad-move.json").write_text('{"game": "morris", "moves": ["d2", "d2"]}')
+    for argv, message in (
+            (["play", "--load", str(tmp_path / "torn.json")],
+             f"{tmp_path / 'torn.json'} is not a game saved by tavola play (not JSON: "),
+            (["play", "--load", str(tmp_path / "other.json")],
+             f"{tmp_path / 'other.json'} is not a game saved by tavola play (it names no game)"),
+            (["play", "--load", str(tmp_path / "absent.json")],
+             f"cannot read the saved game {tmp_path / 'absent.json'}: No such file"),
+            (["play", "--load", str(tmp_path / "bad-move.json")],
+             f"{tmp_path / 'bad-move.json'}: move 2 ('d2'): "),
+            (["play", "draughts", "--load", str(saved)],
+             f"{saved}: it holds a game of morris, not draughts: leave the game out")):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("tavola: error: ") and message in err, err
 
 
 def test_play_in_a_terminal_through_the_console_script() -> None:
