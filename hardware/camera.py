@@ -53,6 +53,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 
+from tavola.backoff import QuietRetries
 from tavola.vision.calibrate import Calibration
 from tavola.vision.classify import MOVE_THE_LAMP, Reading, Recogniser, as_seen
 from tavola.vision.detect import MarkersNotFoundError
@@ -69,9 +70,6 @@ __all__ = ["CameraHealth", "CameraSensor"]
 # a camera unplugged for the evening costs nothing, one plugged back in is found soon.
 RETRY_FIRST = 1.0
 RETRY_MAX = 30.0
-# At the longest pause, the failure is logged again every 20 tries (10 minutes), not each
-# time: an evening without the camera is a few lines in the log, not 120 an hour.
-RETRY_REMINDER = 20
 
 log = logging.getLogger("tavola.camera")
 
@@ -210,7 +208,7 @@ class CameraSensor(Closing):
         self._last: Reading | MarkersNotFoundError | None = None  # of the last full read
         self._clean_frame: Image | None = None  # the last frame read in full without a hand
         self._retry_in = 0.0  # the current backoff step (0: the camera works)
-        self._tries_at_most = 0  # tries failed since the backoff reached RETRY_MAX
+        self._retries = QuietRetries(RETRY_MAX)  # which failed opens the log hears of
         self._retry_at = 0.0  # when to try to open the camera again
         self._closed = False
         self._busy = False
@@ -428,6 +426,7 @@ class CameraSensor(Closing):
             self._camera_fault = False
             self._reported = None  # back: the next agreed reading is a full resync
         self._retry_in = 0.0
+        self._retries.succeeded()
         try:
             return False, self.feed(image, now)
         except Exception:  # a bug must cost one frame, never the sensor
@@ -442,17 +441,14 @@ class CameraSensor(Closing):
         self._recent.clear()
         self._last = None
         self._gate.reset()
-        at_most = self._retry_in == RETRY_MAX
         self._retry_in = min(RETRY_MAX, self._retry_in * 2) if self._retry_in else RETRY_FIRST
         self._retry_at = now + self._retry_in
-        self._tries_at_most = self._tries_at_most + 1 if at_most else 0
-        if not self._tries_at_most:  # each step of the backoff once
+        said = self._retries.failed(self._retry_in)
+        if said is not None and said <= 1:
             log.warning("camera: %s; trying again in %g s", exc, self._retry_in)
-        elif self._tries_at_most % RETRY_REMINDER == 0:  # a camera out for the evening
+        elif said is not None:  # a camera out for the evening
             log.warning("camera: %s; still trying every %g s (%d tries so far)", exc,
-                        RETRY_MAX, self._tries_at_most + 1)
-        else:
-            log.debug("camera: %s; trying again in %g s", exc, self._retry_in)
+                        RETRY_MAX, said)
         if self._camera_fault:
             return None
         self._camera_fault = True

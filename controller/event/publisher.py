@@ -33,6 +33,7 @@ from typing import Any
 
 import aiomqtt
 
+from tavola.backoff import QuietRetries
 from tavola.config import EventConfig
 from tavola.event.board import TableReport
 from tavola.event.topics import (
@@ -350,14 +351,21 @@ async def keep_connected(connect: Callable[[], aiomqtt.Client],
     after 0.5, 1, 2 ... s (±20 %, so a hall of boards does not reconnect in step; at most
     30 s), forever: a broker outage or a bug costs a reconnection, never the caller."""
     delay = BACKOFF_FIRST
+    retries = QuietRetries(BACKOFF_MAX)  # a broker down all evening: a few lines, not 120/h
     while True:
         try:
             async with connect() as client:
                 delay = BACKOFF_FIRST
+                retries.succeeded()
                 await serve(client)
         except aiomqtt.MqttError as exc:
-            log.warning("event broker %s:%s: %s; trying again in %.1f s", config.host,
-                        config.port, exc, delay)
+            said = retries.failed(delay)
+            if said is not None and said <= 1:
+                log.warning("event broker %s:%s: %s; trying again in %.1f s", config.host,
+                            config.port, exc, delay)
+            elif said is not None:
+                log.warning("event broker %s:%s: %s; still trying every %g s (%d tries so "
+                            "far)", config.host, config.port, exc, BACKOFF_MAX, said)
         except Exception:
             log.exception("%s failed; trying again in %.1f s", what, delay)
         finally:

@@ -1,0 +1,52 @@
+"""A broker that stays away: the board keeps trying, and says so a few times, not at
+every try (controller/event/publisher.py, keep_connected; tavola.backoff)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import aiomqtt
+import pytest
+
+from tavola.config import EventConfig
+from tavola.event import publisher
+
+TRIES = 100  # at 30 s each, most of an hour without the broker
+
+
+def test_a_broker_away_for_an_hour_is_a_few_lines_in_the_log(
+        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    tries = 0
+    pauses: list[float] = []
+    real_sleep = asyncio.sleep
+
+    def connect() -> aiomqtt.Client:
+        nonlocal tries
+        tries += 1
+        if tries > TRIES:
+            raise asyncio.CancelledError  # the daemon stopping: the test is over
+        raise aiomqtt.MqttError("[Errno 111] Connection refused")
+
+    async def no_wait(seconds: float) -> None:
+        pauses.append(seconds)
+        await real_sleep(0)
+
+    async def serve(client: aiomqtt.Client) -> None:
+        raise AssertionError("never connected")
+
+    monkeypatch.setattr(publisher.asyncio, "sleep", no_wait)
+    config = EventConfig(enabled=True, host="broker.example", port=1883)
+    caplog.set_level(logging.DEBUG, logger="tavola.event")
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(publisher.keep_connected(connect, serve, lambda: None, config, "table"))
+
+    said = [r.getMessage() for r in caplog.records if r.name == "tavola.event"]
+    assert tries == TRIES + 1 and len(pauses) == TRIES
+    assert max(pauses) <= publisher.BACKOFF_MAX * 1.2  # it kept trying, at most every 36 s
+    # 0.5 ... 16 s: each step once; then the first try at 30 s and one in twenty after.
+    steps = [m for m in said if "trying again in" in m]
+    reminders = [m for m in said if "still trying every 30 s" in m]
+    assert len(steps) == 7 and all("broker.example:1883" in m for m in steps)
+    assert [m.split("(")[1] for m in reminders] == [f"{n} tries so far)" for n in (21, 41, 61, 81)]
+    assert len(said) == 11  # it was one warning per try: 100
