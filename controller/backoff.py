@@ -16,22 +16,26 @@ class QuietRetries:
         self.every = every
         self._at_longest = 0  # tries failed in a row with the longest pause after them
 
-    def failed(self, pause: float) -> int | None:
-        """A try failed, the next in ``pause`` s. Log it? None: no; else how many tries in
-        a row have now failed at the longest pause (0: a step of the backoff, say it so).
+    def failed(self, pause: float) -> str | None:
+        """A try failed, the next in ``pause`` s: what to say after the failure in the log,
+        or None when this try is one to keep quiet about.
 
         >>> retries = QuietRetries(30.0)
-        >>> [retries.failed(p) for p in (1, 2, 4, 30, 30, 30)]
-        [0, 0, 0, 1, None, None]
-        >>> [n for n in (retries.failed(30) for _ in range(40)) if n]
-        [21, 41]
+        >>> [retries.failed(p) for p in (1, 2, 30, 30)]
+        ['trying again in 1 s', 'trying again in 2 s', 'trying again in 30 s', None]
+        >>> [said for said in (retries.failed(30) for _ in range(40)) if said]
+        ['still trying every 30 s (21 tries so far)', 'still trying every 30 s (41 tries so far)']
         """
         if pause < self.longest:
             self._at_longest = 0
-            return 0
+            return f"trying again in {pause:g} s"
         self._at_longest += 1
         n = self._at_longest
-        return n if n == 1 or (n - 1) % self.every == 0 else None
+        if n == 1:
+            return f"trying again in {pause:g} s"
+        if (n - 1) % self.every == 0:
+            return f"still trying every {self.longest:g} s ({n} tries so far)"
+        return None
 
     def succeeded(self) -> None:
         """The loop got through: the next failure is a first again."""

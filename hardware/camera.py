@@ -444,11 +444,8 @@ class CameraSensor(Closing):
         self._retry_in = min(RETRY_MAX, self._retry_in * 2) if self._retry_in else RETRY_FIRST
         self._retry_at = now + self._retry_in
         said = self._retries.failed(self._retry_in)
-        if said is not None and said <= 1:
-            log.warning("camera: %s; trying again in %g s", exc, self._retry_in)
-        elif said is not None:  # a camera out for the evening
-            log.warning("camera: %s; still trying every %g s (%d tries so far)", exc,
-                        RETRY_MAX, said)
+        if said is not None:
+            log.warning("camera: %s; %s", exc, said)
         if self._camera_fault:
             return None
         self._camera_fault = True

@@ -8,7 +8,8 @@ speaking the line protocol of ``firmware/PROTOCOL.md``.
 The link never gives up: a board that is missing at start, unplugged, silent or garbled
 becomes a :class:`~hardware.base.SensorFault` that says what to check, and the link reopens
 the port after ``reconnect_interval`` seconds, doubling the wait after each try that fails
-up to ``reconnect_max`` (no busy loop; one log line per new wait). When the board answers
+up to ``reconnect_max`` (no busy loop; a log line for each new wait, then one every twenty
+tries: :class:`tavola.backoff.QuietRetries`). When the board answers
 again, the handshake and a full snapshot follow, and that snapshot resynchronises the game.
 
 I/O runs on the asyncio loop, with no thread: the port's file descriptor is non-blocking,
@@ -36,6 +37,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, ClassVar
 
 import serial
+
+from tavola.backoff import QuietRetries
 
 from .base import (
     EMPTY,
@@ -198,7 +201,8 @@ class SerialLink(Closing):
 
     # ------------------------------------------------------------ the supervisor
     async def _run(self) -> None:
-        wait, said = self.reconnect_interval, None
+        wait = self.reconnect_interval
+        retries = QuietRetries(self.reconnect_max)  # a board away all evening: a few lines
         while not self._closed:
             handshakes = self._handshakes
             try:
@@ -217,10 +221,11 @@ class SerialLink(Closing):
             if self._closed:
                 break
             if self._handshakes != handshakes:  # it was reached: start again from the shortest
-                wait, said = self.reconnect_interval, None
-            if wait != said:  # once per step of the backoff, not once per try
-                log.info("the board on %s: trying again in %g s", self.port, wait)
-                said = wait
+                wait = self.reconnect_interval
+                retries.succeeded()
+            said = retries.failed(wait)  # each step of the backoff, not each try
+            if said is not None:
+                log.info("the board on %s: %s", self.port, said)
             self.waits.append(wait)
             await self._pause(wait)
             wait = min(wait * 2, self.reconnect_max)

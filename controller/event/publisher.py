@@ -360,12 +360,8 @@ async def keep_connected(connect: Callable[[], aiomqtt.Client],
                 await serve(client)
         except aiomqtt.MqttError as exc:
             said = retries.failed(delay)
-            if said is not None and said <= 1:
-                log.warning("event broker %s:%s: %s; trying again in %.1f s", config.host,
-                            config.port, exc, delay)
-            elif said is not None:
-                log.warning("event broker %s:%s: %s; still trying every %g s (%d tries so "
-                            "far)", config.host, config.port, exc, BACKOFF_MAX, said)
+            if said is not None:
+                log.warning("event broker %s:%s: %s; %s", config.host, config.port, exc, said)
         except Exception:
             log.exception("%s failed; trying again in %.1f s", what, delay)
         finally:

@@ -35,7 +35,7 @@ def test_a_broker_away_for_an_hour_is_a_few_lines_in_the_log(
     async def serve(client: aiomqtt.Client) -> None:
         raise AssertionError("never connected")
 
-    monkeypatch.setattr(publisher.asyncio, "sleep", no_wait)
+    monkeypatch.setattr(asyncio, "sleep", no_wait)  # the pauses, not the loop's own waits
     config = EventConfig(enabled=True, host="broker.example", port=1883)
     caplog.set_level(logging.DEBUG, logger="tavola.event")
     with pytest.raises(asyncio.CancelledError):
