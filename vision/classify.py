@@ -132,6 +132,20 @@ class Reading:
         return frozenset(c for c, p in self.confidence.items() if p < self.threshold)
 
 
+def player_counts(game: str) -> tuple[int, ...]:
+    """How many may play ``game``: its ``players`` parameter's choices, else its one count.
+
+    >>> player_counts("quixo"), player_counts("morris")
+    ((2, 4), (2,))
+    """
+    from tavola.games import game_class, new_game  # the rules' own counts, said once
+
+    param = game_class(game).param_table().get("players")
+    if param is not None and param.choices is not None:
+        return tuple(int(n) for n in param.choices)
+    return (new_game(game).num_players,)
+
+
 @dataclass
 class Recogniser:
     """Reads one game's board from frames (see the module docstring).
@@ -164,6 +178,11 @@ class Recogniser:
         if self.game not in READERS:
             known = ", ".join(sorted(READERS))
             raise ValueError(f"the camera cannot read {self.game!r}; it reads: {known}")
+        counts = player_counts(self.game)
+        if self.players not in counts:
+            raise ValueError(f"{self.game} is played by {' or '.join(map(str, counts))} "
+                             f"players, not {self.players} (--players, or the game's "
+                             f"players parameter)")
         if self.calibration is not None and self.calibration.game != self.game:
             raise ValueError(
                 f"the calibration is for {self.calibration.game}, not {self.game}: "

@@ -141,6 +141,18 @@ def test_unknown_games_are_named() -> None:
         Recogniser("chess")
 
 
+@pytest.mark.parametrize(("game", "players", "counts"), [
+    ("quixo", 3, "2 or 4"), ("quixo", 7, "2 or 4"), ("morris", 4, "2"),
+    ("sequence-kids", 5, "2 or 3 or 4")])
+def test_a_player_count_the_game_does_not_have_is_refused(game: str, players: int,
+                                                          counts: str) -> None:
+    # It was read as two players without a word: a 4-player Quixo board set up with
+    # --players 3 read its dots for the wrong seats.
+    with pytest.raises(ValueError, match=f"{game} is played by {counts} players, not {players}"):
+        Recogniser(game, players=players)
+    assert Recogniser(game, players=int(counts[-1])).players == int(counts[-1])
+
+
 def test_a_veil_of_white_light_explains_a_step_along_the_rim_but_a_hand_does_not() -> None:
     wood = np.array([[62.0, 11.0, 26.0]], np.float32)  # Lab
     # The same wood under a lamp's reflection: its own light a little dimmed, white added.
