@@ -758,17 +758,18 @@ def _web(values: dict[str, Any], layers: _Layers, env: Mapping[str, str],
         return setting.source if setting else "default"
 
     listen = values["listen"]
-    host, sep, port_text = listen.rpartition(":")
-    host = host.strip("[]")
-    if not sep or not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
-        raise ConfigError(f"{where('listen')}: web.listen = {listen!r}: must be HOST:PORT "
-                          f"(e.g. listen = \"127.0.0.1:8080\", or \"0.0.0.0:8080\" for the LAN)")
+    address = _host_port(listen)
+    if address is None:
+        raise ConfigError(f"{where('listen')}: web.listen = {listen!r}: must be HOST:PORT, "
+                          f"a port up to 65535 (e.g. listen = \"127.0.0.1:8080\", or "
+                          f"\"0.0.0.0:8080\" for the LAN)")
+    host, port = address
     pin = _secret(values, "web", "pin", "the PIN", "/etc/tavola/referee.pin", layers, env, base)
     if pin and len(pin) < 4:
         key = "pin_file" if values["pin_file"] else "pin"
         raise ConfigError(f"{where(key)}: web.{key}: the PIN must have at least 4 characters "
                           f"(e.g. pin = \"4711\")")
-    return WebConfig(values["enabled"], host, int(port_text), pin)
+    return WebConfig(values["enabled"], host, port, pin)
 
 
 def _secret(values: dict[str, Any], section: str, key: str, what: str, example: str,
@@ -816,8 +817,8 @@ def _event(values: dict[str, Any], layers: _Layers, env: Mapping[str, str],
     for key, example in (("broker", '"arbiter.local:1883"'), ("console_listen", '"0.0.0.0:8090"')):
         address = _host_port(values[key])
         if address is None:
-            raise ConfigError(f"{where(key)}: event.{key} = {values[key]!r}: must be HOST:PORT "
-                              f"(e.g. {key} = {example})")
+            raise ConfigError(f"{where(key)}: event.{key} = {values[key]!r}: must be HOST:PORT, "
+                              f"a port up to 65535 (e.g. {key} = {example})")
         addresses[key] = address
     for key in ("event", "table"):
         if values[key]:
