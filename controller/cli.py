@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +28,33 @@ def _params(pairs: Sequence[str]) -> dict[str, str]:
             raise ValueError(f"-p takes KEY=VALUE, got {pair!r} (e.g. -p flying=false)")
         params[key.strip()] = value.strip()
     return params
+
+
+def _seconds(text: str) -> float:
+    """An option's number of seconds: positive and finite (a negative step flashed every
+    LED at once and a NaN never ended)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds "
+                                         f"(e.g. 0.5)") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds above 0 "
+                                         f"(e.g. 0.5)")
+    return value
+
+
+def _said(exc: OSError) -> str:
+    """An OSError as a user reads it: the path and what is wrong with it, not
+    "[Errno 2] No such file or directory: '/x/y'"."""
+    if not exc.filename or not exc.strerror:
+        return str(exc)
+    path = Path(exc.filename)
+    if exc.errno == errno.ENOENT and not path.parent.exists():
+        return f"{path}: the folder {path.parent} does not exist; create it or give another path"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"{path}: {exc.strerror.lower()}; give a path this user may write"
+    return f"{path}: {exc.strerror.lower()}"
 
 
 def _saved_game(path: Path, named: str | None) -> Any:
@@ -225,6 +254,7 @@ def _cmd_event(args: argparse.Namespace) -> int:
 
 
 def _cmd_endgames(args: argparse.Namespace) -> int:
+    import tempfile
     import time
 
     from tavola.ai import morris_endgames
@@ -236,6 +266,13 @@ def _cmd_endgames(args: argparse.Namespace) -> int:
     if unknown or not tables:
         raise ValueError(f"--tables {args.tables!r}: choose from "
                          f"{','.join(morris_endgames.TABLES)}")
+    try:  # before the build, not after its minutes: can the tables be kept there?
+        directory.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=directory).close()
+    except OSError as exc:
+        raise ValueError(f"cannot keep the endgame tables in {directory} "
+                         f"({exc.strerror or exc}); give --dir a folder this user may "
+                         f"write, or set TAVOLA_ENDGAMES") from None
     start = time.monotonic()
     say = print if args.verbose else (lambda text: None)
     built = build(tables, say)
@@ -299,8 +336,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", help="the board to test, by game (its default layout)")
     p.add_argument("--sensor", help="override [sensor] backend")
     p.add_argument("--leds", help="override [leds] backend")
-    p.add_argument("--step", type=float, default=0.3, help="seconds each LED stays lit")
-    p.add_argument("--listen", type=float, default=60.0,
+    p.add_argument("--step", type=_seconds, default=0.3, help="seconds each LED stays lit")
+    p.add_argument("--listen", type=_seconds, default=60.0,
                    help="seconds to listen to the sensors")
     only = p.add_mutually_exclusive_group()
     only.add_argument("--leds-only", action="store_true", help="only the LED phase")
@@ -385,7 +422,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as exc:
         if args.debug:
             raise
-        print(f"tavola: error: {exc}", file=sys.stderr)
+        print(f"tavola: error: {_said(exc) if isinstance(exc, OSError) else exc}",
+              file=sys.stderr)
         return 2
 
 

@@ -38,6 +38,10 @@ def test_rules_lists_every_game_with_its_parameters(capsys: pytest.CaptureFixtur
          "unknown level 'master'; levels: beginner, club, strongest"),
         (["play", "morris", "--opponent", "ai", "--ai-plays", "2"], "--ai-plays 2: players"),
         (["endgames", "build", "--tables", "5v5"], "--tables '5v5': choose from 3v3"),
+        # An OSError read as the user reads it, not "[Errno 2] No such file or directory".
+        (["vision", "markers", "-o", "/nonexistent/sheet.pdf"],
+         "/nonexistent/sheet.pdf: the folder /nonexistent does not exist; create it or give "
+         "another path"),
     ],
 )
 def test_user_errors_are_one_line(argv: list[str], message: str,
@@ -45,6 +49,42 @@ def test_user_errors_are_one_line(argv: list[str], message: str,
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("tavola: error: ") and message in err and "Traceback" not in err
+
+
+def test_endgames_refuse_a_folder_they_cannot_keep_before_the_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # The build takes minutes; the bad --dir was found only when writing, after them.
+    import tavola.ai.morris_retrograde as retrograde
+
+    def no_build(*args: object) -> None:
+        raise AssertionError("built before the folder was checked")
+
+    monkeypatch.setattr(retrograde, "build", no_build)
+    taken = tmp_path / "a-file"
+    taken.write_text("not a folder")
+    assert main(["endgames", "build", "--tables", "3v3", "--dir", str(taken)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tavola: error: cannot keep the endgame tables in {taken} (")
+    assert "give --dir a folder this user may write, or set TAVOLA_ENDGAMES" in err
+
+
+@pytest.mark.parametrize("seconds", ["-1", "0", "nan", "inf", "soon"])
+def test_selftest_seconds_must_be_a_positive_number(
+        seconds: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # A negative --step flashed every LED at once, and --listen nan never ended.
+    import tavola.selftest
+
+    def accepted(*args: object, **kwargs: object) -> int:
+        raise AssertionError(f"{seconds} s accepted")
+
+    monkeypatch.setattr(tavola.selftest, "run_selftest", accepted)
+    for option in ("--step", "--listen"):
+        with pytest.raises(SystemExit) as stop:
+            main(["selftest", option, seconds])
+        assert stop.value.code == 2
+        assert f"argument {option}: {seconds!r}" in capsys.readouterr().err
 
 
 def test_games_and_export_name_a_journal_given_wrong(
