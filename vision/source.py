@@ -2,8 +2,9 @@
 
 Every source has ``read()`` (the next BGR frame, or None when a finite source is used up)
 and an idempotent ``close()``. :func:`open_source` picks one from the string a config file
-holds: a camera index (``"0"``), ``"picamera2"``, an image file, a directory of images
-(played in name order) or a video file / stream URL. Picamera2 is imported only when asked
+holds: a camera index (``"0"``), a camera's device path (``"/dev/video0"``, or the
+``/dev/v4l/by-id/...`` name that stays the same after a reboot), ``"picamera2"``, an image
+file, a directory of images (played in name order) or a video file / stream URL. Picamera2 is imported only when asked
 for, so the module loads on any machine with OpenCV.
 
 >>> import numpy as np
@@ -15,6 +16,7 @@ for, so the module loads on any machine with OpenCV.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
@@ -149,10 +151,13 @@ class ImageFiles(_Closing):
 
 
 class VideoSource(_Closing):
-    """A USB webcam by index, or a video file or stream URL, through ``cv2.VideoCapture``.
+    """A USB webcam by index or device path, or a video file or stream URL, through
+    ``cv2.VideoCapture``.
 
-    ``width``/``height``/``fps`` are requested from the camera (it may choose others). The
-    driver's buffer is kept at one frame so that a slow reader gets the newest frame.
+    ``live``: a camera (the default for an index), not a recording: its ``width``/
+    ``height``/``fps`` are requested (it may choose others), the driver's buffer is kept at
+    one frame so that a slow reader gets the newest frame, and frames that stop coming are
+    a fault, not the end of a file.
     """
 
     def __init__(
@@ -162,22 +167,28 @@ class VideoSource(_Closing):
         width: int = 1280,
         height: int = 720,
         fps: float = 15.0,
+        live: bool | None = None,
     ) -> None:
         self.device = device
-        self._capture = cv2.VideoCapture(device)
+        self._live = isinstance(device, int) if live is None else live
+        if self._live and isinstance(device, str) and sys.platform.startswith("linux"):
+            # A device path through Video4Linux itself: OpenCV's first choice for a file
+            # name, FFmpeg, reads it as a file (or not at all).
+            self._capture = cv2.VideoCapture(os.path.realpath(device), cv2.CAP_V4L2)
+        else:
+            self._capture = cv2.VideoCapture(device)
         if not self._capture.isOpened():
             self._capture.release()
-            what = f"camera {device}" if isinstance(device, int) else f"video {device!r}"
+            what = f"camera {device}" if self._live else f"video {device!r}"
             raise CameraError(
                 f"{what} could not be opened: is it plugged in, and is this user in the "
                 "'video' group? (list cameras with 'v4l2-ctl --list-devices')"
             )
-        if isinstance(device, int):
+        if self._live:
             self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
             self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
             self._capture.set(cv2.CAP_PROP_FPS, fps)
             self._capture.set(cv2.CAP_PROP_BUFFERSIZE, 1)
-        self._live = isinstance(device, int)
         self._closed = False
 
     def read(self) -> Image | None:
@@ -245,9 +256,11 @@ def open_source(
 ) -> FrameSource:
     """The frame source a config value names.
 
-    ``"0"``, ``"1"`` ... (or an int): that USB camera; ``"picamera2"``: the Pi camera; an
-    image file or a directory of images; any other existing file or a URL: a video through
-    OpenCV. A :class:`FrameSource` object is returned as it is.
+    ``"0"``, ``"1"`` ... (or an int): that USB camera; a device under ``/dev``: that
+    camera (missing: a :class:`CameraError` that the camera sensor retries, so a camera
+    plugged in later is found); ``"picamera2"``: the Pi camera; an image file or a
+    directory of images; any other existing file or a URL: a video through OpenCV. A
+    :class:`FrameSource` object is returned as it is.
     """
     if isinstance(spec, FrameSource):
         return spec
@@ -259,11 +272,18 @@ def open_source(
     if text.lower() == "picamera2":
         return Picamera2Source(width=width, height=height, fps=fps)
     path = Path(text)
+    if path.is_char_device():
+        return VideoSource(text, width=width, height=height, fps=fps, live=True)
+    if text.startswith("/dev/"):
+        raise CameraError(
+            f"no camera at {text}: is it plugged in? ('v4l2-ctl --list-devices' lists the "
+            "cameras; a /dev/v4l/by-id/ name stays the same after a reboot)"
+        )
     if path.is_dir() or (path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES):
         return ImageFiles(path)
     if path.is_file() or "://" in text:
         return VideoSource(text, width=width, height=height, fps=fps)
     raise CameraError(
-        f"camera source {text!r} is not a camera index, 'picamera2', an image, a directory "
-        "of images or a video: check the sensor's source option"
+        f"camera source {text!r} is not a camera index or device, 'picamera2', an image, a "
+        "directory of images or a video: check the sensor's source option"
     )

@@ -135,6 +135,18 @@ def test_quinque_grid_names_skydivers(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- sources
+def test_a_camera_named_by_its_device_path_is_a_camera() -> None:
+    # source = "/dev/video0" (or a /dev/v4l/by-id/ name, the one that survives a reboot)
+    # was refused as "not a camera index": a device is not a regular file. /dev/null is a
+    # device that is no camera: Video4Linux itself, not a file reader, says it is not one.
+    with pytest.raises(CameraError, match="camera /dev/null could not be opened: is it "
+                                          "plugged in, and is this user in the 'video' group"):
+        open_source("/dev/null")
+    # A camera not plugged in yet: said so (the camera sensor retries until it comes).
+    with pytest.raises(CameraError, match="no camera at /dev/video97: is it plugged in"):
+        open_source("/dev/video97")
+
+
 def test_frame_sources(tmp_path: Path) -> None:
     a, b = np.zeros((4, 4, 3), np.uint8), np.full((4, 4, 3), 9, np.uint8)
     frames = FrameList([a, b])
@@ -151,7 +163,7 @@ def test_frame_sources(tmp_path: Path) -> None:
     assert read_image(tmp_path / "1.png").shape == (4, 4, 3)
     with pytest.raises(CameraError, match="neither an image file nor a directory"):
         ImageFiles(tmp_path / "nothing")
-    with pytest.raises(CameraError, match="is not a camera index, 'picamera2'"):
+    with pytest.raises(CameraError, match="is not a camera index or device, 'picamera2'"):
         open_source(str(tmp_path / "nothing"))
     empty = tmp_path / "empty"
     empty.mkdir()
