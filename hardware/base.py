@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Protocol, Self, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
 
 # What a reading means is the rules' vocabulary, defined once in tavola.games.base (a
 # standard-library-only module that imports nothing of ours, so no cycle, no controller).
@@ -104,6 +104,30 @@ def check_frame(frame: Frame, count: int) -> None:
     for i, rgb in enumerate(frame):
         if len(rgb) != 3 or not all(isinstance(v, int) and 0 <= v <= 255 for v in rgb):
             raise ValueError(f"LED {i}: colour must be three integers 0..255, got {rgb!r}")
+
+
+def option_number(key: str, value: Any, low: float, high: float, hint: str) -> float:
+    """A backend option's number, checked: the ValueError names the option as the user
+    writes it (``key``: "[sensor.options] fps"), the range and ``hint`` (what it counts,
+    an example), one wording for every backend. NaN is out of every range.
+
+    >>> option_number("[sensor.options] fov", 70, 20, 170, "degrees, e.g. 62")
+    70.0
+    >>> option_number("[sensor.options] fov", 0, 20, 170, "degrees, e.g. 62")
+    Traceback (most recent call last):
+    ValueError: [sensor.options] fov = 0: must be a number from 20 to 170 (degrees, e.g. 62)
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise ValueError(f"{key} = {value!r}: must be a number from {low:g} to {high:g} ({hint})")
+    return float(value)
+
+
+def option_whole(key: str, value: Any, low: int, high: int, hint: str) -> int:
+    """A backend option's whole number, checked as :func:`option_number` checks."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{key} = {value!r}: must be a whole number from {low} to {high} "
+                         f"({hint})")
+    return value
 
 
 class Closing:

@@ -61,7 +61,15 @@ from tavola.vision.motion import ChangeGate
 from tavola.vision.setup_check import LASTING, WARM_UP_FRAMES, SetupReport, check_setup
 from tavola.vision.source import CameraError, FrameSource, Image, open_source
 
-from .base import Capability, Closing, SensorEvent, SensorFault, Snapshot
+from .base import (
+    Capability,
+    Closing,
+    SensorEvent,
+    SensorFault,
+    Snapshot,
+    option_number,
+    option_whole,
+)
 from .layout import Layout
 
 __all__ = ["CameraHealth", "CameraSensor"]
@@ -165,15 +173,19 @@ class CameraSensor(Closing):
         refresh_every: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if int(agree) < 1:
-            raise ValueError(f"camera option agree must be at least 1 frame, got {agree!r}")
-        if not float(fps) >= 0:
-            raise ValueError(f"camera option fps must be >= 0, got {fps!r}")
-        if not float(lost_after) >= 0:
-            raise ValueError(f"camera option lost_after must be >= 0 seconds, got {lost_after!r}")
-        if not float(refresh_every) >= 0:
-            raise ValueError("camera option refresh_every must be >= 0 seconds (0: never), "
-                             f"got {refresh_every!r}")
+        key = "[sensor.options] "  # a scripter's keywords are the config's options
+        agree = option_whole(key + "agree", agree, 1, 100, "frames that must agree, e.g. 3")
+        fps = option_number(key + "fps", fps, 0, 240, "frames a second, 0: as fast as they "
+                            "come, e.g. 15")
+        lost_after = option_number(key + "lost_after", lost_after, 0, 3600,
+                                   "seconds, e.g. 3")
+        refresh_every = option_number(key + "refresh_every", refresh_every, 0, 86400,
+                                      "seconds, 0: never, e.g. 60")
+        redetect_every = option_whole(key + "redetect_every", redetect_every, 0, 1_000_000,
+                                      "frames, 0: only when tracking fails, e.g. 150")
+        width = option_whole(key + "width", width, 160, 8192, "pixels, e.g. 1280")
+        height = option_whole(key + "height", height, 120, 8192, "pixels, e.g. 720")
+        fov = option_number(key + "fov", fov, 20, 170, "degrees across, e.g. 62")
         self.layout = layout
         self.game = game
         calib = calibration

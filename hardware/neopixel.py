@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import BackendUnavailableError
-from .base import RGB, Closing, Frame, check_frame
+from .base import RGB, Closing, Frame, check_frame, option_number
 from .layout import Layout
 
 __all__ = ["DRIVERS", "Correction", "NeoPixelError", "NeoPixelStrip"]
@@ -149,12 +149,13 @@ class NeoPixelStrip(Closing):
             )
         self.driver = driver
         self.correction = Correction(
-            brightness=_number("[leds] brightness", brightness, 0.0, 1.0, "e.g. 0.3"),
-            gamma=_number("[leds.options] gamma", gamma, 0.2, 5.0, "2.2; 1 turns it off"),
-            max_current=_number("[leds.options] max_current", max_current, 0.05, 100.0,
-                                "amps the LEDs may draw, e.g. 2.0"),
-            milliamps_per_channel=_number("[leds.options] milliamps_per_channel",
-                                          milliamps_per_channel, 1.0, 100.0, "20 for WS2812B"),
+            brightness=option_number("[leds] brightness", brightness, 0.0, 1.0, "e.g. 0.3"),
+            gamma=option_number("[leds.options] gamma", gamma, 0.2, 5.0, "2.2; 1 turns it off"),
+            max_current=option_number("[leds.options] max_current", max_current, 0.05, 100.0,
+                                      "amps the LEDs may draw, e.g. 2.0"),
+            milliamps_per_channel=option_number("[leds.options] milliamps_per_channel",
+                                                milliamps_per_channel, 1.0, 100.0,
+                                                "20 for WS2812B"),
         )
         self.pin = _pin(driver, pin)
         self.color_order = layout.color_order
@@ -311,11 +312,3 @@ def _pin(driver: str, pin: Any) -> int | str:
             )
         return SPI_PIN
     return DEFAULT_PIN if pin is None else pin
-
-
-def _number(key: str, value: Any, low: float, high: float, hint: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-        raise ValueError(
-            f"{key} = {value!r}: must be a number from {low:g} to {high:g} ({hint})"
-        )
-    return float(value)

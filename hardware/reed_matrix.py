@@ -65,7 +65,17 @@ from typing import Any
 
 import gpiozero
 
-from .base import EMPTY, OCCUPIED, Capability, Closing, SensorEvent, SensorFault, Snapshot
+from .base import (
+    EMPTY,
+    OCCUPIED,
+    Capability,
+    Closing,
+    SensorEvent,
+    SensorFault,
+    Snapshot,
+    option_number,
+    option_whole,
+)
 from .layout import Layout
 from .pin_factory import QuietMockPin, open_pin_factory
 
@@ -187,18 +197,18 @@ class ReedMatrix(Closing):
                 f"[sensor.options] GPIO {sorted(shared)[0]} is in both row_pins and col_pins; "
                 f"each matrix line needs its own pin"
             )
-        self.debounce = _number("debounce", debounce, 0.0, 1.0, "seconds, e.g. 0.005")
-        self.scan_hz = _number("scan_hz", scan_hz, 10.0, 10_000.0, "scans a second, e.g. 500")
-        self.idle_hz = _number("idle_hz", idle_hz, 1.0, self.scan_hz,
-                               "scans a second on a quiet board, at most scan_hz, e.g. 25")
-        self.idle_after = _number("idle_after", idle_after, 0.0, 3600.0,
-                                  "seconds without a change before scanning slowly, e.g. 1")
-        self.retry = _number("retry", retry, 0.01, 60.0, "seconds between tries after a fault")
-        if not isinstance(min_reads, int) or isinstance(min_reads, bool) or min_reads < 1:
-            raise ValueError(
-                f"[sensor.options] min_reads = {min_reads!r}: must be a whole number >= 1 "
-                f"(e.g. min_reads = 3)"
-            )
+        key = "[sensor.options] "
+        self.debounce = option_number(key + "debounce", debounce, 0.0, 1.0,
+                                      "seconds, e.g. 0.005")
+        self.scan_hz = option_number(key + "scan_hz", scan_hz, 10.0, 10_000.0,
+                                     "scans a second, e.g. 500")
+        self.idle_hz = option_number(key + "idle_hz", idle_hz, 1.0, self.scan_hz,
+                                     "scans a second on a quiet board, at most scan_hz, e.g. 25")
+        self.idle_after = option_number(key + "idle_after", idle_after, 0.0, 3600.0,
+                                        "seconds without a change before scanning slowly, e.g. 1")
+        self.retry = option_number(key + "retry", retry, 0.01, 60.0,
+                                   "seconds between tries after a fault")
+        option_whole(key + "min_reads", min_reads, 1, 1000, "scans that must agree, e.g. 3")
         if not isinstance(active_low, bool):
             raise ValueError(f"[sensor.options] active_low = {active_low!r}: must be true/false")
         self.min_reads = min_reads
@@ -382,15 +392,6 @@ def _pins(key: str, value: Any, want: int, what: str, layout: Layout) -> tuple[i
             raise ValueError(f"[sensor.options] {key} lists GPIO {pin} twice")
         seen.add(str(pin))
     return pins
-
-
-def _number(key: str, value: Any, low: float, high: float, hint: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-        raise ValueError(
-            f"[sensor.options] {key} = {value!r}: must be a number from {low:g} to {high:g} "
-            f"({hint})"
-        )
-    return float(value)
 
 
 # ---------------------------------------------------------------------- simulation

@@ -50,6 +50,8 @@ from .base import (
     SensorFault,
     Snapshot,
     check_frame,
+    option_number,
+    option_whole,
 )
 from .layout import Layout
 from .serial_protocol import SNAPSHOT_INTERVAL, Conversation, Hello, LineSplitter, Step, led_lines
@@ -552,13 +554,10 @@ class SerialLeds(Closing):
 # ---------------------------------------------------------------------- options
 def _check_options(kind: str, port: str | None, baudrate: int, **seconds: float) -> None:
     """The values' ranges (unknown keys are refused by the loader, as for every backend)."""
-    where = f"[{'sensor' if kind == 'sensor' else 'leds'}] options"
+    key = f"[{'sensor' if kind == 'sensor' else 'leds'}.options] "
     if port is not None and (not isinstance(port, str) or not port):
-        raise ValueError(f'{where}: port must be a device path like "/dev/ttyACM0", '
-                         f"got {port!r}")
-    if isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate <= 0:
-        raise ValueError(f"{where}: baudrate must be a whole number like 115200, "
-                         f"got {baudrate!r}")
+        raise ValueError(f'{key}port = {port!r}: must be a device path (e.g. port = '
+                         f'"/dev/ttyACM0", or its /dev/serial/by-id/ name)')
+    option_whole(key + "baudrate", baudrate, 300, 4_000_000, "bits a second, e.g. 115200")
     for name, value in seconds.items():
-        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-            raise ValueError(f"{where}: {name} must be a number of seconds > 0, got {value!r}")
+        option_number(key + name, value, 0.001, 3600, "seconds, e.g. 1")

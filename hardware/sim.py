@@ -53,6 +53,7 @@ from .base import (
     SensorFault,
     Snapshot,
     check_frame,
+    option_number,
 )
 from .layout import Layout
 from .sim_events import (
@@ -132,8 +133,7 @@ class SimSensor(Closing):
     ) -> None:
         if capability not in ("occupancy", "identity"):
             raise ValueError(f"capability must be 'occupancy' or 'identity', got {capability!r}")
-        if not debounce >= 0:
-            raise ValueError(f"debounce must be >= 0 seconds, got {debounce!r}")
+        option_number("[sensor.options] debounce", debounce, 0, 1, "seconds, e.g. 0.02")
         self.layout = layout
         self.capability: Capability = capability
         self.debounce = float(debounce)

@@ -4,8 +4,8 @@ Every source has ``read()`` (the next BGR frame, or None when a finite source is
 and an idempotent ``close()``. :func:`open_source` picks one from the string a config file
 holds: a camera index (``"0"``), a camera's device path (``"/dev/video0"``, or the
 ``/dev/v4l/by-id/...`` name that stays the same after a reboot), ``"picamera2"``, an image
-file, a directory of images (played in name order) or a video file / stream URL. Picamera2 is imported only when asked
-for, so the module loads on any machine with OpenCV.
+file, a directory of images (played in name order) or a video file / stream URL.
+Picamera2 is imported only when asked for, so the module loads on any machine with OpenCV.
 
 >>> import numpy as np
 >>> src = FrameList([np.zeros((2, 2, 3), np.uint8)])

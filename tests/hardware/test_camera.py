@@ -121,10 +121,25 @@ def test_a_directory_of_images_is_a_source(tmp_path: Path) -> None:
     assert isinstance(snapshot, Snapshot) and dict(snapshot.cells) == cells
 
 
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("agree", 0, "agree = 0: must be a whole number from 1 to 100 (frames that must agree"),
+    ("fps", -3, "fps = -3: must be a number from 0 to 240"),
+    ("lost_after", float("nan"), "lost_after = nan: must be a number from 0 to 3600"),
+    # These three were taken as they came: a negative size asked of the camera, a field of
+    # view of 0 degrees in the parallax sums, a fresh marker search at every frame.
+    ("width", -5, "width = -5: must be a whole number from 160 to 8192 (pixels, e.g. 1280)"),
+    ("fov", 0, "fov = 0: must be a number from 20 to 170 (degrees across, e.g. 62)"),
+    ("redetect_every", -1, "redetect_every = -1: must be a whole number from 0"),
+])
+def test_a_bad_option_is_named_with_its_range(option: str, value: object, message: str) -> None:
+    with pytest.raises(ValueError) as error:
+        CameraSensor(Layout.for_game("quixo"), game="quixo", source=FrameList([]),
+                     **{option: value})  # type: ignore[arg-type]
+    assert str(error.value).startswith(f"[sensor.options] {message}"), error.value
+
+
 def test_bad_options_are_named() -> None:
     layout = Layout.for_game("quixo")
-    with pytest.raises(ValueError, match="agree must be at least 1"):
-        CameraSensor(layout, game="quixo", source=FrameList([]), agree=0)
     with pytest.raises(ValueError, match="cannot read 'chess'"):
         CameraSensor(layout, game="chess", source=FrameList([]))
     with pytest.raises(ValueError, match="layout '5x5' has cell 'b1'"):

@@ -497,9 +497,11 @@ def test_leds_check_their_frames(fake: FakeBoard) -> None:
     [
         ({"prot": "/dev/ttyACM1"}, "unknown option 'prot' for the serial sensor; did you mean "
                                    "'port'"),
-        ({"port": ""}, "port must be a device path"),
+        ({"port": ""}, "port = '': must be a device path"),
         ({"baudrate": "fast"}, "baudrate = 'fast': must be a whole number"),
-        ({"heartbeat_timeout": 0}, "heartbeat_timeout must be a number of seconds > 0"),
+        ({"heartbeat_timeout": 0}, r"\[sensor.options\] heartbeat_timeout = 0: must be a number "
+                                   r"from 0.001 to 3600 \(seconds, e.g. 1\)"),
+        ({"baudrate": -9600}, "baudrate = -9600: must be a whole number from 300"),
         ({"reconnect_interval": True}, "reconnect_interval = True: must be a number"),
     ],
 )
