@@ -118,14 +118,26 @@ class Journal:
         return self.current.exists() and self.current.stat().st_size > 0
 
     def new_id(self, wall: float, game_name: str) -> str:
-        """A game id not yet used in ``games/`` or ``paused/``."""
+        """A game id not yet used in ``games/`` or ``paused/``, nor by the game in progress
+        (a ``new`` within its first second took its id: two games, one id)."""
         stem = new_game_id(wall, game_name)
+        playing = self._current_id()
         n = 1
         while True:
             name = stem if n == 1 else f"{stem}-{n}"
-            if not any((d / f"{name}.jsonl").exists() for d in (self.games, self.paused)):
+            if name != playing and not any(
+                    (d / f"{name}.jsonl").exists() for d in (self.games, self.paused)):
                 return name
             n += 1
+
+    def _current_id(self) -> str | None:
+        """The id in the game in progress's header; None without one that reads."""
+        try:
+            with self.current.open("rb") as f:
+                header = _parse_line(f.readline())
+        except (OSError, ValueError):
+            return None
+        return header.id if isinstance(header, StartEntry) else None
 
     # ----------------------------------------------------------------- writing
     def begin(self, header: StartEntry) -> None:

@@ -139,6 +139,20 @@ def test_ids_are_unique(tmp_path: Path) -> None:
     assert journal.new_id(WALL, "morris") == "20240501-143012-morris-2"
 
 
+def test_a_new_id_is_not_the_game_in_progresss(tmp_path: Path) -> None:
+    # 'new' within a game's first second: the next id was computed before the game in
+    # progress was filed, so both games had one id (filed as ID and ID-2, the second's
+    # header still saying ID: an event's results keyed by it merged the two).
+    journal = Journal(tmp_path)
+    game = new_game("morris")
+    journal.begin(StartEntry.of(game, game_id=journal.new_id(WALL, "morris"), wall=WALL))
+    second = journal.new_id(WALL, "morris")
+    assert second == "20240501-143012-morris-2"
+    journal.file()
+    journal.begin(StartEntry.of(game, game_id=second, wall=WALL))
+    assert journal.new_id(WALL, "morris") == "20240501-143012-morris-3"
+
+
 # --------------------------------------------------------------------- resume
 def test_resume_rebuilds_the_game_and_the_clock(tmp_path: Path) -> None:
     journal = Journal(tmp_path)
