@@ -135,6 +135,9 @@ class Daemon:
         that cannot be read or written is a StartupError naming it and the fix."""
         try:
             self._start_or_resume()
+            cfg = self.config  # what a service's log must say once: which board, which disk
+            log.info("Board: %s sensor, %s LEDs, layout %s; journal in %s", cfg.sensor.backend,
+                     cfg.leds.backend, self.layout.name, self.journal.directory)
         except _BackendOSError as failed:
             raise failed.error from None  # a backend's (NeoPixel LEDs, ...): its own message
         except OSError as exc:  # every other I/O of a start is the journal's
@@ -172,12 +175,14 @@ class Daemon:
         game = self.config.game.new_game()
         self._open_backends_first(game, self._new_clock(game))
         wall = self.wall()
+        game_id = self.journal.new_id(wall, game.name)
         try:
-            self.journal.begin(StartEntry.of(game, game_id=self.journal.new_id(wall, game.name),
-                                             wall=wall, clock=self.config.clock))
+            self.journal.begin(StartEntry.of(game, game_id=game_id, wall=wall,
+                                             clock=self.config.clock))
         except OSError:
             self._close_backends()
             raise
+        self._say(f"New game of {game.name} ({game_id}).")  # as a resume says its own
 
     def _open_backends_first(self, game: Game[Any], clock: Clock | None) -> None:
         """:meth:`_open`, whose OSErrors are the backends', not the journal's: marked so on
@@ -471,9 +476,9 @@ class Daemon:
         now, wall = self.clock(), self.wall()
         try:
             # The new header first: if the disk is full, the old game stays as it was.
+            game_id = self.journal.new_id(wall, game.name)
             prepared = self.journal.prepare(StartEntry.of(
-                game, game_id=self.journal.new_id(wall, game.name), wall=wall,
-                clock=self.config.clock))
+                game, game_id=game_id, wall=wall, clock=self.config.clock))
             if self.journal.in_progress():
                 if old.outcome() is None:  # left unfinished: filed as abandoned, no winner
                     self.journal.finish(ResultEntry.of(None, old.num_players, wall=wall,
@@ -486,7 +491,7 @@ class Daemon:
             self._apply(self.session.cannot_record(_problem(exc), now))
             return
         self.session = self._new_session(game, self._new_clock(game))
-        self._say(f"New game of {game.name}.")
+        self._say(f"New game of {game.name} ({game_id}).")
         self._apply(self.session.start(now, wall))
 
     def _read_console(self) -> None:

@@ -10,6 +10,8 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
+
 from tavola.config import load_config
 from tavola.daemon import Daemon
 from tavola.feedback import BLUE
@@ -25,6 +27,25 @@ def daemon_for(tmp_path: Path, **overrides: str) -> Daemon:
 
 
 
+
+
+def test_a_start_says_which_game_board_and_journal_and_so_does_new(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # A service's log (journalctl) said nothing at a fresh start: which game, under which
+    # id 'tavola export' takes, on which backends, kept where. A resume said its own.
+    caplog.set_level("INFO", logger="tavola")
+
+    async def new(d: Daemon) -> None:
+        d.console_line("new")
+        await until(lambda: "New game of morris" in caplog.text.split("Board:")[-1])
+
+    run(daemon_for(tmp_path), new)
+    said = [r.getMessage() for r in caplog.records if r.name == "tavola"]
+    first, again = [m for m in said if m.startswith("New game of morris (")]
+    assert first != again and first.endswith("-morris).")
+    assert f"Board: sim sensor, sim LEDs, layout morris; journal in {tmp_path}" in said
+    filed = {p.stem for p in Journal(tmp_path).games.glob("*.jsonl")}
+    assert first.removeprefix("New game of morris (").removesuffix(").") in filed
 
 
 def run(daemon: Daemon, steps: Callable[[Daemon], Awaitable[None]]) -> None:
