@@ -31,7 +31,7 @@ from tavola.event.publisher import keep_connected, stop_task, tls_context
 from tavola.event.topics import QOS, Command, Topics, encode, event_filter
 from tavola.web.auth import RateLimited, Referees, csrf_ok
 from tavola.web.pages import event, login_page
-from tavola.web.server import COOKIE, NONCE, PING_SECONDS, _headers, _same_origin
+from tavola.web.server import COOKIE, NONCE, PING_SECONDS, _headers, posted_form
 
 log = logging.getLogger("tavola.event")
 
@@ -240,8 +240,7 @@ class EventConsole:
     async def _arbiter_form(self, request: web.Request) -> tuple[Any, str]:
         """The posted form of a logged-in arbiter (same origin, fresh form token), and
         who they are; anything else is refused."""
-        _same_origin(request)
-        form = await request.post()
+        form = await posted_form(request)
         session = self.referees.session(request.cookies.get(COOKIE), _now())
         if session is None:
             raise web.HTTPForbidden(text="log in at /referee first")
@@ -281,8 +280,7 @@ class EventConsole:
 
     async def login(self, request: web.Request) -> web.Response:
         """POST the PIN: a session cookie, or refused (rate-limited after a few)."""
-        _same_origin(request)
-        form = await request.post()
+        form = await posted_form(request)
         client = request.remote or "?"
         try:
             session = self.referees.login(str(form.get("pin", "")), client, _now())

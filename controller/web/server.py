@@ -286,8 +286,7 @@ class WebServer:
 
     async def login(self, request: web.Request) -> web.Response:
         """POST the PIN: a session cookie, or refused (rate-limited after a few)."""
-        _same_origin(request)
-        form = await request.post()
+        form = await posted_form(request)
         client = request.remote or "?"
         nonce = request[NONCE]
         try:
@@ -316,7 +315,7 @@ class WebServer:
 
     async def logout(self, request: web.Request) -> web.Response:
         """End the referee's session."""
-        self._checked(request, await request.post())
+        self._checked(request, await posted_form(request))
         self.referees.logout(request.cookies.get(COOKIE))
         response = web.HTTPSeeOther("/referee")
         response.del_cookie(COOKIE, path="/")
@@ -324,7 +323,7 @@ class WebServer:
 
     async def action(self, request: web.Request) -> web.Response:
         """One referee action, carried out through the session; back to the console."""
-        form = await request.post()
+        form = await posted_form(request)
         session = self._checked(request, form)
         fields = {k: str(v) for k, v in form.items() if k not in ("csrf",)}
         said = perform(self.board, Request(fields.pop("action", ""), fields, session.who))
@@ -377,6 +376,18 @@ def _same_origin(request: web.Request) -> None:
     origin = request.headers.get("Origin")
     if origin is not None and origin != f"{request.scheme}://{request.host}":
         raise web.HTTPForbidden(text="cross-site request refused")
+
+
+async def posted_form(request: web.Request) -> Any:
+    """A POST's form, from this site only; a body that is not a form (bytes that are not
+    UTF-8: a picture sent to the login) is a 400 that says so, not a 500 and a traceback
+    in the daemon's log."""
+    _same_origin(request)
+    try:
+        return await request.post()
+    except (UnicodeDecodeError, ValueError):
+        raise web.HTTPBadRequest(text="the form could not be read; reload the page and "
+                                      "send it again") from None
 
 
 def _html(text: str, status: int = 200) -> web.Response:

@@ -195,3 +195,30 @@ def test_the_console_offers_an_unanswered_command_for_resending_with_its_own_id(
         asyncio.run(scenario())
     finally:
         broker.stop()
+
+
+def test_a_post_that_is_not_a_form_is_a_bad_request(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 posted to the arbiter's console were a 500 and a traceback
+    (aiohttp's form parser raised UnicodeDecodeError); now a 400 that says what to do."""
+    broker = Broker(tmp_path / "broker", 1)
+    broker.start()
+
+    async def scenario() -> None:
+        hall = EventConsole(console_config(broker), "4711")
+        await hall.start()
+        try:
+            async with aiohttp.ClientSession() as http:
+                await http.post(f"{hall.url}/referee/login", data={"pin": "4711"})
+                form = {"Content-Type": "application/x-www-form-urlencoded"}
+                for path in ("/referee/login", "/table/1/action"):
+                    response = await http.post(f"{hall.url}{path}", data=b"\xff\xfe pin",
+                                               headers=form, allow_redirects=False)
+                    assert response.status == 400, path
+                    assert "the form could not be read" in await response.text()
+        finally:
+            await hall.stop()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        broker.stop()

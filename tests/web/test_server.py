@@ -464,6 +464,26 @@ def test_every_post_route_refuses_another_sites_request(tmp_path: Path) -> None:
     assert "referee" not in [e["type"] for e in journal_lines(tmp_path)]
 
 
+def test_a_post_that_is_not_a_form_is_a_bad_request_on_every_route(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Bytes that are not UTF-8 (a picture posted to the login) were a 500 and a traceback
+    in the daemon's log; now a 400 that says what to do, and the board goes on."""
+    async def scenario() -> None:
+        async with web_daemon(tmp_path, **CLOCK) as (_daemon, url), \
+                aiohttp.ClientSession() as http:
+            await login(http, url)
+            form = {"Content-Type": "application/x-www-form-urlencoded"}
+            for path in ("/referee/login", "/referee/action", "/referee/logout"):
+                response = await http.post(f"{url}{path}", data=b"\xff\xd8\xff\xe0 jpeg",
+                                           headers=form, allow_redirects=False)
+                assert response.status == 400, path
+                assert "the form could not be read" in await response.text()
+            assert "Referee console" in await (await http.get(f"{url}/referee")).text()
+
+    asyncio.run(scenario())
+    assert "Traceback" not in caplog.text and "Error handling request" not in caplog.text
+
+
 def test_a_hint_of_hidden_cards_reaches_only_its_seat(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with web_daemon(tmp_path, "sequence-kids", TAVOLA_GAME_PARAMS_SEED="5",
