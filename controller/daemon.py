@@ -37,7 +37,7 @@ from tavola.clock import Clock
 from tavola.config import Config
 from tavola.feedback import OFF
 from tavola.games import ALIASES, Game, Reason, game_class, new_game
-from tavola.hardware import load_leds, load_sensor
+from tavola.hardware import game_options, load_leds, load_sensor
 from tavola.hardware.base import LedBackend, SensorBackend, SensorFault, Snapshot
 from tavola.hardware.layout import Layout, LayoutError
 from tavola.hints import Answer, Search, answer
@@ -272,15 +272,9 @@ class Daemon:
 
     def _backends(self, game: Game[Any]) -> None:
         cfg = self.config
-        options = dict(cfg.sensor.options)
+        options = game_options(cfg.sensor.backend, cfg.sensor.options, game)
         if cfg.sensor.backend == "sim":
-            options.setdefault("capability", game.needs)
             options.setdefault("clock", self.clock)
-            options.setdefault("start", game.view("identity"))
-        elif cfg.sensor.backend == "camera":  # it must know which pieces to look for
-            options.setdefault("game", game.name)
-            options.setdefault("players", game.num_players)
-            options.setdefault("start", game.view("identity"))  # Quinque's tile names
         options.update(self.extra_sensor_options)
         self.sensor = load_sensor(cfg.sensor.backend)(self.layout, **options)
         try:

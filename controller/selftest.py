@@ -276,7 +276,7 @@ def run_selftest(
     events into. Returns the exit status: 0; 2 if the board cannot be started (one line on
     stderr, as ``tavola run``); 130 on Ctrl-C. The LEDs are off when it returns.
     """
-    from tavola.hardware import load_leds, load_sensor
+    from tavola.hardware import game_options, load_leds, load_sensor
 
     stream = out or sys.stdout
     sensor: SensorBackend | None = None
@@ -289,6 +289,9 @@ def run_selftest(
             layout, brightness=config.leds.brightness, **dict(config.leds.options))
         if sensor_phase:
             options = dict(config.sensor.options)
+            if config.sensor.backend == "sim":  # an empty board to put each piece on
+                options.setdefault("start", {})
+            options = game_options(config.sensor.backend, options, game)
             if config.sensor.backend == "sim":  # a person types the sensor events
                 options.setdefault("clock", time.monotonic)
                 if console is not None:

@@ -41,12 +41,16 @@ from typing import Any, Generic, Literal, TypeVar
 
 from .base import LedBackend, SensorBackend
 
+if typing.TYPE_CHECKING:
+    from tavola.games.base import Game
+
 __all__ = [
     "LEDS",
     "SENSORS",
     "Backend",
     "BackendUnavailableError",
     "CheckedBackend",
+    "game_options",
     "load_leds",
     "load_sensor",
 ]
@@ -99,6 +103,23 @@ def load_sensor(name: str) -> CheckedBackend[SensorBackend]:
     behind the check of its options."""
     cls: Callable[..., SensorBackend] = _load("sensor", SENSORS, name)
     return CheckedBackend(cls, f"the {name.strip().lower()} sensor", "[sensor.options]")
+
+
+def game_options(backend: str, options: Mapping[str, Any], game: Game[Any]) -> dict[str, Any]:
+    """``[sensor] options`` with what the game being played tells the sensor, where the
+    config does not say it: the simulator's capability and start position, the camera's
+    game, players and start (Quixo's dots, Quinque's tile names). The daemon and the
+    selftest build a sensor alike (the selftest's camera asked for ``game`` in the
+    config, which the daemon supplies)."""
+    given = dict(options)
+    if backend == "sim":
+        given.setdefault("capability", game.needs)
+        given.setdefault("start", game.view("identity"))
+    elif backend == "camera":  # it must know which pieces to look for
+        given.setdefault("game", game.name)
+        given.setdefault("players", game.num_players)
+        given.setdefault("start", game.view("identity"))
+    return given
 
 
 def load_leds(name: str) -> CheckedBackend[LedBackend]:

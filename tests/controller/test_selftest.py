@@ -240,3 +240,16 @@ def test_a_camera_selftest_ends_with_the_setup_check() -> None:
     _, out = run(camera, None, layout, sleep=sleep, listen=1.0)
     assert "camera setup for quixo, from a 960x720 picture:" in out
     assert "FIX   glare: a lamp's reflection blows out c4, c5, d3, d5, e3" in out
+
+
+def test_a_camera_selftest_from_the_config_is_told_the_game(tmp_path: Path) -> None:
+    # `tavola selftest` on a camera board, configured as the daemon is: the daemon tells
+    # the camera the game, the selftest did not ("[sensor.options] game is required").
+    picture = Path(__file__).parents[1] / "vision" / "data3d" / "quixo-000.jpg"
+    file = tmp_path / "tavola.toml"
+    file.write_text(f'[game]\nname = "quixo"\n[leds]\nbackend = "none"\n[sensor]\n'
+                    f'backend = "camera"\n[sensor.options]\nsource = "{picture}"\nfps = 0\n')
+    config = load_config(file, {"HOME": str(tmp_path)}, {"journal.directory": str(tmp_path)})
+    out = io.StringIO()
+    assert run_selftest(config, out=out, listen=2.0, leds_phase=False) == 0
+    assert "camera setup for quixo, from a 960x720 picture:" in out.getvalue()
