@@ -47,6 +47,7 @@ class EventConsole:
         self.config = config
         self.ack_seconds = ack_seconds
         self.hall = Hall(config.event)
+        self.hall.linked(f"Connecting to the broker {config.host}:{config.port} ...")
         self.changed = asyncio.Event()  # set and replaced when the hall's version moves
         self.closed = False
         self.epoch = secrets.token_hex(4)  # this console's run, in the stream's event ids
@@ -115,12 +116,19 @@ class EventConsole:
         await client.subscribe(event_filter(self.config.event), qos=1)
         self.client = client
         self.connected.set()
+        if self.hall.linked(""):
+            self._wake()
         async for message in client.messages:
             self._receive(str(message.topic), message.payload)
 
     def _dropped(self) -> None:
         self.client = None
         self.connected.clear()
+        # Else an arbiter reads an empty hall, or frozen tables, as boards gone quiet.
+        cfg = self.config
+        if self.hall.linked(f"Not connected to the broker {cfg.host}:{cfg.port}: the tables "
+                            f"show what was last heard; trying again."):
+            self._wake()
 
     def _receive(self, topic: str, payload: Any) -> None:
         data = payload if isinstance(payload, bytes | bytearray) else str(payload).encode()
@@ -173,7 +181,8 @@ class EventConsole:
     # ----------------------------------------------------------------- pages
     async def index(self, request: web.Request) -> web.Response:
         """The hall."""
-        return _html(pages.hall_page(self.config.event, self.hall.view(), request[NONCE]))
+        return _html(pages.hall_page(self.config.event, self.hall.view(), request[NONCE],
+                                     self.hall.link))
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         """The hall's event stream: every table at first (or what changed since the

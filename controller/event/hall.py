@@ -70,6 +70,16 @@ class Hall:
         self.finished: dict[tuple[str, str], dict[str, Any]] = {}
         self.acks: list[tuple[str, dict[str, Any]]] = []  # (table, ack) not yet taken
         self.version = 0  # moves on every change of any table
+        self.link = ""  # what the page says of the console's broker link ("": connected)
+
+    def linked(self, text: str) -> bool:
+        """The console's link to the broker, as the page says it ("" once connected);
+        True if that changed (then the version moved, so open pages hear of it)."""
+        if text == self.link:
+            return False
+        self.link = text
+        self.version += 1
+        return True
 
     def table(self, name: str) -> Table:
         """The table ``name`` (created empty when first heard of)."""
@@ -153,7 +163,7 @@ class Hall:
         since then (all of them for -1) and the order of them all."""
         order = self.order()
         return {"version": self.version, "order": [t.name for t in order],
-                "tables": [t.view() for t in order if t.version > since]}
+                "tables": [t.view() for t in order if t.version > since], "link": self.link}
 
     def results(self) -> list[dict[str, Any]]:
         """Every game seen that has a result, by table, then the games in play."""

@@ -18,7 +18,7 @@ HALL_STYLE = """<style>
 .table{border:1px solid #bbb;padding:.4em;background:#fff}
 .table.alert{border:3px solid #c22;background:#fee}
 .table .board{width:100%;height:auto} .table h2{font-size:1em;margin:.1em 0}
-.standing{color:#c22;font-weight:bold}
+.standing{color:#c22;font-weight:bold} #link:empty{display:none}
 </style>"""
 
 # One EventSource; each event carries the tables that changed and the order of all (those
@@ -47,6 +47,7 @@ src.addEventListener('state', (e) => {
   document.getElementById('tables').replaceChildren(
     ...hall.order.filter((n) => cards.has(n)).map((n) => cards.get(n)));
   document.getElementById('count').textContent = hall.order.length;
+  document.getElementById('link').textContent = hall.link;
   document.body.dataset.version = e.lastEventId;
   document.body.dataset.plies = JSON.stringify(plies);  // the tests read it
 });
@@ -70,11 +71,13 @@ def _nav(event: str) -> str:
             f'<a href="/referee">referee login</a></p>')
 
 
-def hall_page(event: str, tables: list[dict[str, Any]], nonce: str) -> str:
-    """``/``: every table, those with an alert or offline first, live."""
+def hall_page(event: str, tables: list[dict[str, Any]], nonce: str, link: str = "") -> str:
+    """``/``: every table, those with an alert or offline first, live; ``link``: what is
+    wrong with the console's link to the broker ("" when connected)."""
     cards = "".join(_card(t) for t in tables)
     body = (f'{HALL_STYLE}<h1>{escape(event)}: <span id="count">{len(tables)}</span> tables'
-            f'</h1>{_nav(event)}<div class="tables" id="tables">{cards}</div>')
+            f'</h1>{_nav(event)}<p class="msg" id="link">{escape(link)}</p>'
+            f'<div class="tables" id="tables">{cards}</div>')
     return page(f"tavola event {event}", body, nonce, "/events", HALL_SCRIPT)
 
 

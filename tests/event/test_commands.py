@@ -222,3 +222,41 @@ def test_a_post_that_is_not_a_form_is_a_bad_request(tmp_path: Path) -> None:
         asyncio.run(scenario())
     finally:
         broker.stop()
+
+
+def test_the_hall_says_when_the_console_has_no_broker(tmp_path: Path) -> None:
+    """A broker not started yet, or gone: the hall showed "0 tables" (or tables frozen at
+    what was last heard) and nothing else, which an arbiter reads as boards gone quiet."""
+    broker = Broker(tmp_path / "broker", 1)  # its port chosen, the broker not started yet
+
+    async def page(http: aiohttp.ClientSession, url: str) -> str:
+        return await (await http.get(url)).text()
+
+    async def first_event(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
+        async with http.get(f"{url}/events") as stream:
+            async for line in stream.content:
+                if line.startswith(b"data: "):
+                    data: dict[str, Any] = json.loads(line[6:])
+                    return data
+        raise AssertionError("no event")
+
+    async def scenario() -> None:
+        hall = EventConsole(console_config(broker), "4711")
+        await hall.start()
+        try:
+            async with aiohttp.ClientSession() as http:
+                down = f"Not connected to the broker 127.0.0.1:{broker.port}"
+                await until(lambda: hall.hall.link.startswith(down))
+                assert down in await page(http, hall.url)
+                assert (await first_event(http, hall.url))["link"].startswith(down)
+                broker.start()
+                await until(lambda: hall.connected.is_set(), 30.0)
+                assert (await first_event(http, hall.url))["link"] == ""
+                assert '<p class="msg" id="link"></p>' in await page(http, hall.url)
+        finally:
+            await hall.stop()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        broker.stop()
