@@ -21,6 +21,7 @@ at start-up, where it can also say what to install.
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import re
 import tomllib
@@ -32,7 +33,7 @@ from typing import Any, Literal
 
 from tavola.ai import LEVELS
 from tavola.clock import CLOCK_MODES, ClockSpec, ClockSpecError
-from tavola.games import Game, game_class
+from tavola.games import GAMES, Game, game_class
 from tavola.hints import ComputerPlayer, HintSettings
 from tavola.inference import GRACE_SECONDS, SETTLE_SECONDS
 from tavola.session import POLICIES, Policy
@@ -411,8 +412,22 @@ def _check_name(where: str, section: str, key: str) -> None:
     if key in SCHEMA[section]:
         return
     owner = [s for s, keys in SCHEMA.items() if key in keys and s != section]
-    fix = f"it belongs in [{owner[0]}]" if owner else _suggest(key, SCHEMA[section], "{!r}")
+    if owner:
+        fix = f"it belongs in [{owner[0]}]"
+    elif section == "game" and (games := _games_with_parameter(key)):
+        # "flying = true" straight in [game]: a rule of the game, not a board setting.
+        default = game_class(games[0]).param_table()[key].default
+        example = json.dumps(default) if isinstance(default, bool | int | float | str) else "..."
+        fix = (f"{key!r} is a parameter of {', '.join(games)}: write it in [game.params] "
+               f"(e.g. params = {{ {key} = {example} }}; 'tavola rules GAME' lists them)")
+    else:
+        fix = _suggest(key, SCHEMA[section], "{!r}")
     raise ConfigError(f"{where}: unknown key {key!r} in [{section}]; {fix}")
+
+
+def _games_with_parameter(key: str) -> list[str]:
+    """The games that have a parameter called ``key``, by registry name."""
+    return [name for name in GAMES if key in game_class(name).param_table()]
 
 
 def _suggest(word: str, known: Mapping[str, Any] | list[str], form: str) -> str:

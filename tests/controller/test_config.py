@@ -199,6 +199,13 @@ def test_backend_names_are_not_checked_here() -> None:
             "unknown key 'backnd' in [sensor]; did you mean 'backend'?",
         ),
         ("[game]\nbrightness = 0.5\n", "unknown key 'brightness' in [game]; it belongs in [leds]"),
+        # A rule of the game written straight in [game], where only 'params' was suggested
+        # (or nothing: "flying" is like no key of [game]).
+        ("[game]\nname = 'morris'\nflying = false\n",
+         "unknown key 'flying' in [game]; 'flying' is a parameter of morris: write it in "
+         "[game.params] (e.g. params = { flying = true }"),
+        ("[game]\nname = 'quixo'\nplayers = 4\n",
+         "'players' is a parameter of quixo, sequence-kids: write it in [game.params]"),
         ("[sensr]\nbackend = 'reed'\n", "unknown section [sensr]; did you mean [sensor]?"),
         ("brightness = 0.5\n", "key 'brightness' outside any section; put it under [leds]"),
         ("game = 'draughts'\n", "game must be a section: write [game]"),
