@@ -115,6 +115,7 @@ class Daemon:
         self.sensor: SensorBackend
         self.leds: LedBackend
         self.layout: Layout
+        self._layout_file: Layout | None = None  # [layout] file, read once at the start
         self._last_draw = 0.0
         self._log_tail: list[str] = []
         self._last_retry = -RETRY_SECONDS
@@ -146,6 +147,14 @@ class Daemon:
                 self.config.sources.get("journal.directory"))) from exc
 
     def _start_or_resume(self) -> None:
+        # The board's layout file first: one that cannot be read is the config's fault,
+        # not the unfinished game's, which stays as it is (it was put aside as unplayable).
+        file = self.config.layout.file
+        try:
+            self._layout_file = Layout.load(file) if file else None
+        except LayoutError as exc:
+            where = self.config.sources.get("layout.file", "config")
+            raise LayoutError(f"{where}: layout.file: {exc}") from None
         if self.resume_id is not None:
             self._pause_current(f"to resume {self.resume_id}")
             self.journal.unpause(self.resume_id)
@@ -160,7 +169,7 @@ class Daemon:
                 try:
                     self._open_backends_first(game, clock)
                 except (StartupError, LayoutError) as exc:
-                    self._abandon_unresumable(record.id, game, exc)
+                    self._put_aside_unresumable(record.id, game, exc)
                 else:
                     # A referee's correction the board may not show yet waits for it still.
                     self.session.restoring = pending_correction(record)
@@ -186,8 +195,8 @@ class Daemon:
 
     def _open_backends_first(self, game: Game[Any], clock: Clock | None) -> None:
         """:meth:`_open`, whose OSErrors are the backends', not the journal's: marked so on
-        their way out of :meth:`_start` (and past the resume path, which files a game as
-        abandoned only for a configuration that cannot play it, not for a failed device)."""
+        their way out of :meth:`_start` (and past the resume path, which puts a game aside
+        only for a configuration that cannot play it, not for a failed device)."""
         try:
             self._open(game, clock)
         except OSError as exc:
@@ -234,12 +243,14 @@ class Daemon:
         self._say(f"The unfinished {record.header.game} game {record.id} is kept ({why}); "
                   f"resume it with: tavola run --resume {record.id}")
 
-    def _abandon_unresumable(self, game_id: str, game: Game[Any], why: Exception) -> None:
-        reason = f"cannot resume with this configuration: {why}"
-        path = self.journal.finish(ResultEntry.of(None, game.num_players, wall=self.wall(),
-                                                  now=self.clock(), reason=reason))
-        self._say(f"The unfinished {game.name} game {game_id} {reason}; filed it as abandoned "
-                  f"(tavola export {path.stem}). Starting {self.config.game.name}.")
+    def _put_aside_unresumable(self, game_id: str, game: Game[Any], why: Exception) -> None:
+        """Today's configuration cannot play the unfinished game (another board's layout, a
+        sensor that cannot follow it): it waits in ``paused/`` for a board that can, as
+        with ``--game OTHER``; it was filed as abandoned, which no one can take up again."""
+        self.journal.pause()
+        self._say(f"The unfinished {game.name} game {game_id} cannot resume with this "
+                  f"configuration: {why}; it is kept: resume it with: tavola run --resume "
+                  f"{game_id} on a board that can play it. Starting {self.config.game.name}.")
 
     def _new_clock(self, game: Game[Any]) -> Clock | None:
         spec = self.config.clock
@@ -248,8 +259,7 @@ class Daemon:
         return Clock(spec, game.num_players, game_move_seconds=game.move_seconds)
 
     def _layout(self, game: Game[Any]) -> Layout:
-        file = self.config.layout.file
-        layout = Layout.load(file) if file else Layout.for_game(game.name)
+        layout = self._layout_file or Layout.for_game(game.name)
         layout.check_cells(game.view(), game=game.name)
         return layout
 

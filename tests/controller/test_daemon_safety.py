@@ -157,18 +157,38 @@ def test_a_backends_oserror_at_start_is_its_own_not_the_journals(
         assert not (state / "current.jsonl").exists()
 
 
-def test_an_unfinished_game_that_cannot_go_on_is_filed_and_the_configured_one_starts(
+def test_an_unfinished_game_that_cannot_go_on_is_kept_and_the_configured_one_starts(
     tmp_path: Path,
 ) -> None:
+    """A board set up for morris today finds yesterday's draughts game unfinished: that
+    game waits in paused/ for a board that can play it (it was filed as abandoned, which
+    no one could take up again), and morris starts."""
     game_id = unfinished(tmp_path, "draughts", "c3-d4")
     err = play_until(tmp_path, "d2\n", ["d2"], env={"TAVOLA_LAYOUT_FILE": str(MORRIS_LAYOUT),
                                                "TAVOLA_LOG_LEVEL": "info"})
-    said = [line for line in err.splitlines() if game_id in line and "abandoned" in line]
+    said = [line for line in err.splitlines() if game_id in line and "cannot resume" in line]
     assert len(said) == 1 and "Starting morris" in said[0], err
-    (record,) = Journal(tmp_path / "state").records()
-    assert (record.id, record.score) == (game_id, "*")
-    assert record.reason.startswith("cannot resume with this configuration")
+    assert f"resume it with: tavola run --resume {game_id}" in said[0]
+    assert Journal(tmp_path / "state").records() == []  # not filed as finished
     assert actions(tmp_path) == ["d2"]  # the configured game is the one in progress
+    kept = Journal(tmp_path / "state").paused / f"{game_id}.jsonl"
+    assert [json.loads(line)["move"] for line in kept.read_text().splitlines()[1:]] == ["c3-d4"]
+
+
+def test_a_layout_file_that_cannot_be_read_leaves_the_unfinished_game_as_it_was(
+    tmp_path: Path,
+) -> None:
+    # A typo in [layout] file: the start stops naming the setting, and the game in progress
+    # is not touched (it was filed as abandoned, as if the board could not play it).
+    unfinished(tmp_path, "morris", "d2")
+    state = tmp_path / "state"
+    before = (state / "current.jsonl").read_bytes()
+    proc = run(tmp_path, "d6\n", env={"TAVOLA_LAYOUT_FILE": str(tmp_path / "nope.toml")})
+    assert proc.returncode == 2
+    assert (f"TAVOLA_LAYOUT_FILE: layout.file: cannot read layout file {tmp_path / 'nope.toml'}"
+            in proc.stderr), proc.stderr
+    assert (state / "current.jsonl").read_bytes() == before
+    assert not Journal(state).paused.exists() and Journal(state).records() == []
 
 
 def test_an_explicit_game_keeps_the_unfinished_one_to_resume_later(tmp_path: Path) -> None:
