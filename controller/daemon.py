@@ -155,7 +155,9 @@ class Daemon:
         except LayoutError as exc:
             where = self.config.sources.get("layout.file", "config")
             raise LayoutError(f"{where}: layout.file: {exc}") from None
-        if self.resume_id is not None:
+        if self.resume_id is not None and self.resume_id != self.journal.current_id():
+            # A mistyped id stops here, before the game in progress is put aside for it.
+            self.journal.paused_game(self.resume_id)
             self._pause_current(f"to resume {self.resume_id}")
             self.journal.unpause(self.resume_id)
         record = self._read_journal()

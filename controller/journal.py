@@ -121,7 +121,7 @@ class Journal:
         """A game id not yet used in ``games/`` or ``paused/``, nor by the game in progress
         (a ``new`` within its first second took its id: two games, one id)."""
         stem = new_game_id(wall, game_name)
-        playing = self._current_id()
+        playing = self.current_id()
         n = 1
         while True:
             name = stem if n == 1 else f"{stem}-{n}"
@@ -130,7 +130,7 @@ class Journal:
                 return name
             n += 1
 
-    def _current_id(self) -> str | None:
+    def current_id(self) -> str | None:
         """The id in the game in progress's header; None without one that reads."""
         try:
             with self.current.open("rb") as f:
@@ -235,17 +235,23 @@ class Journal:
         """Put the unfinished game in progress aside as ``paused/<id>.jsonl``."""
         return self._move(self.paused)
 
+    def paused_game(self, game_id: str) -> Path:
+        """The file of the paused game ``game_id``; ValueError names the paused games when
+        there is no such one."""
+        path = self.paused / f"{game_id}.jsonl"
+        if not _ID.match(game_id) or not path.is_file():
+            waiting = sorted(p.stem for p in self.paused.glob("*.jsonl"))
+            raise ValueError(f"no paused game {game_id!r} in {self.paused}; paused: "
+                             f"{', '.join(waiting) or 'none'}")
+        return path
+
     def unpause(self, game_id: str) -> None:
         """Make the paused game ``game_id`` the game in progress again.
 
         ValueError names the paused games when there is no such one, or when a game is
         in progress (pause it first).
         """
-        path = self.paused / f"{game_id}.jsonl"
-        if not _ID.match(game_id) or not path.is_file():
-            waiting = sorted(p.stem for p in self.paused.glob("*.jsonl"))
-            raise ValueError(f"no paused game {game_id!r} in {self.paused}; paused: "
-                             f"{', '.join(waiting) or 'none'}")
+        path = self.paused_game(game_id)
         if self.in_progress():
             raise ValueError("a game is in progress: pause it first")
         os.replace(path, self.current)

@@ -206,6 +206,21 @@ def test_an_explicit_game_keeps_the_unfinished_one_to_resume_later(tmp_path: Pat
     assert "tavola run --resume 20" in err and "tessere" in err
 
 
+def test_resume_with_a_mistyped_id_leaves_the_game_in_progress_where_it_is(
+        tmp_path: Path) -> None:
+    # The game in progress was put aside "to resume nope" before 'nope' was found missing:
+    # the next plain start began a new game beside it.
+    game_id = unfinished(tmp_path, "morris", "d2")
+    state = tmp_path / "state"
+    before = (state / "current.jsonl").read_bytes()
+    proc = run(tmp_path, "d6\n", "--resume", "nope")
+    assert proc.returncode == 2
+    assert "no paused game 'nope'" in proc.stderr and "paused: none" in proc.stderr
+    assert (state / "current.jsonl").read_bytes() == before and not Journal(state).paused.exists()
+    # Its own id is no mistake: the game in progress goes on.
+    play_until(tmp_path, "d6\n", ["d2", "d6"], "--resume", game_id)
+
+
 def test_new_with_a_game_the_board_cannot_run_is_refused_before_anything_is_written(
     tmp_path: Path,
 ) -> None:
