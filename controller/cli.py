@@ -345,8 +345,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_selftest)
 
     for name, helptext, func in (("games", "list the finished games", _cmd_games),
-                                 ("export", "print a finished game in its standard "
-                                  "notation (PDN for draughts)",
+                                 ("export", "print a game by its id (finished, put "
+                                  "aside or in progress) in its standard notation (PDN "
+                                  "for draughts)",
                                   _cmd_export)):
         p = sub.add_parser(name, help=helptext)
         if name == "export":

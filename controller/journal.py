@@ -342,13 +342,17 @@ class Journal:
         return [summary for *_, summary in sorted(listed, key=lambda t: t[:2])]
 
     def load(self, game_id: str) -> Record:
-        """A finished game by id; :class:`JournalError` says how to find the ids."""
-        path = self.games / f"{game_id}.jsonl"
-        if not _ID.match(game_id) or not path.is_file():
-            raise JournalError(
-                f"no finished game {game_id!r} in {self.games}; 'tavola games' lists them"
-            )
-        return read_record(path)
+        """A game by id: finished, put aside, or the one in progress (an arbiter's record of
+        a game not over, or one waiting in ``paused/``, was refused as "no finished game");
+        :class:`JournalError` says how to find the ids."""
+        if _ID.match(game_id):
+            for path in (self.games / f"{game_id}.jsonl", self.paused / f"{game_id}.jsonl"):
+                if path.is_file():
+                    return read_record(path)
+            if self.current_id() == game_id:
+                return read_record(self.current)
+        raise JournalError(f"no game {game_id!r} in {self.directory} (finished, put aside "
+                           f"or in progress); 'tavola games' lists them")
 
     def unfinished(self) -> str:
         """What the directory holds besides finished games, in a few words ('' if nothing):

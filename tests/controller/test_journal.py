@@ -450,6 +450,20 @@ def test_load_refuses_unknown_ids_and_paths(tmp_path: Path) -> None:
             journal.load(bad)
 
 
+def test_load_finds_a_game_put_aside_and_the_game_in_progress(tmp_path: Path) -> None:
+    # 'tavola export ID' of a game not over, or put aside, said "no finished game".
+    journal = Journal(tmp_path)
+    game = new_game("morris")
+    journal.begin(StartEntry.of(game, game_id="aside", wall=WALL))
+    journal.append(ActionEntry("d2", 0, 1, WALL, 0.0))
+    journal.pause()
+    journal.begin(StartEntry.of(game, game_id="playing", wall=WALL))
+    assert [e.move for e in journal.load("aside").entries if isinstance(e, ActionEntry)] \
+        == ["d2"]
+    assert journal.load("playing").id == "playing"
+    assert '[Result "*"]' in export_text(journal.load("aside"))
+
+
 def test_export_is_pgn_like(tmp_path: Path) -> None:
     journal = Journal(tmp_path)
     game_id = finished_tessere(journal)
