@@ -28,6 +28,14 @@ import numpy.typing as npt
 
 Image = npt.NDArray[np.uint8]
 
+# OpenCV's own warnings for a camera that will not open ("[ WARN:0@0.1] global
+# cap_v4l.cpp:915 open VIDEOIO(V4L2:/dev/video5): can't open camera by index", and one per
+# backend tried) went to stderr at every retry of an unplugged camera, two lines each
+# 30 s all evening past the quiet backoff log; CameraError says the same in words.
+# OPENCV_LOG_LEVEL, when set, still decides.
+if "OPENCV_LOG_LEVEL" not in os.environ:
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"})
 
 __all__ = [

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -135,6 +138,18 @@ def test_quinque_grid_names_skydivers(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- sources
+def test_a_camera_that_will_not_open_is_one_line_not_opencvs_warnings() -> None:
+    # A fresh process, as the daemon is: OpenCV's log level is set when the module loads.
+    proc = subprocess.run([sys.executable, "-m", "tavola.cli", "vision", "check", "--game",
+                           "morris", "--source", "7"], capture_output=True, text=True,
+                          env={k: v for k, v in os.environ.items() if k != "OPENCV_LOG_LEVEL"},
+                          timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        "tavola: error: camera 7 could not be opened: is it plugged in, and is this user in "
+        "the 'video' group? (list cameras with 'v4l2-ctl --list-devices')"], proc.stderr
+
+
 def test_a_camera_named_by_its_device_path_is_a_camera() -> None:
     # source = "/dev/video0" (or a /dev/v4l/by-id/ name, the one that survives a reboot)
     # was refused as "not a camera index": a device is not a regular file. /dev/null is a
