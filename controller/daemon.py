@@ -65,6 +65,11 @@ log = logging.getLogger("tavola")
 
 TICK_SECONDS = 0.05  # timers, blinking and the watchdog run at 20 Hz
 RETRY_SECONDS = 1.0  # how often a journal that cannot be written is tried again
+# A disk that refuses a new game's first line for these reasons may take it later (space
+# freed, a disk remounted read-write, a flaky card): the board starts in its "cannot
+# record" state and writes the game once it can. Any other reason (a file where the
+# directory should be, no permission) is the setup's, and stops the start with its fix.
+DISK_MAY_RECOVER = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO})
 SESSION_WORDS = ("undo", "resign", "draw", "new", "status", "help", "quit")
 CONSOLE_HELP = """\
 Console: sensor events go to the simulated board (d2, lift d2, place d4, d2-d4, slide a1 b2
@@ -116,6 +121,8 @@ class Daemon:
         self.leds: LedBackend
         self.layout: Layout
         self._layout_file: Layout | None = None  # [layout] file, read once at the start
+        # A new game whose header the disk refused at the start, and why (DISK_MAY_RECOVER).
+        self._unwritten_start: tuple[StartEntry, str] | None = None
         self._last_draw = 0.0
         self._log_tail: list[str] = []
         self._last_retry = -RETRY_SECONDS
@@ -187,12 +194,16 @@ class Daemon:
         self._open_backends_first(game, self._new_clock(game))
         wall = self.wall()
         game_id = self.journal.new_id(wall, game.name)
+        header = StartEntry.of(game, game_id=game_id, wall=wall, clock=self.config.clock)
         try:
-            self.journal.begin(StartEntry.of(game, game_id=game_id, wall=wall,
-                                             clock=self.config.clock))
-        except OSError:
-            self._close_backends()
-            raise
+            self.journal.begin(header)
+        except OSError as exc:
+            if exc.errno not in DISK_MAY_RECOVER:
+                self._close_backends()
+                raise
+            # Exiting here left the board dark, and systemd gave up after ten tries.
+            self._unwritten_start = (header, journal_unusable(
+                self.journal.directory, exc, self.config.sources.get("journal.directory")))
         self._say(f"New game of {game.name} ({game_id}).")  # as a resume says its own
 
     def _open_backends_first(self, game: Game[Any], clock: Clock | None) -> None:
@@ -317,6 +328,8 @@ class Daemon:
                 with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.add_signal_handler(sig, self.stopping.set)
             self._apply(self.session.start(self.clock(), self.wall()))
+            if self._unwritten_start is not None:  # seen on the board, retried by the tick
+                self._apply(self.session.cannot_record(self._unwritten_start[1], self.clock()))
             await self._start_web()
             await self._start_event()
             if self.console is not None:
@@ -441,6 +454,7 @@ class Daemon:
             try:
                 # While the journal cannot be written, try again only now and then.
                 if self.session.unrecorded is None or now - self._last_retry >= RETRY_SECONDS:
+                    self._retry_start(now)
                     self._apply(self.session.tick(now, self.wall()))
             except Exception:
                 log.exception("error in the periodic tick")
@@ -496,6 +510,7 @@ class Daemon:
         except OSError as exc:
             self._apply(self.session.cannot_record(_problem(exc), now))
             return
+        self._unwritten_start = None  # the old game's first line, never written: gone with it
         self.session = self._new_session(game, self._new_clock(game))
         self._say(f"New game of {game.name} ({game_id}).")
         self._apply(self.session.start(now, wall))
@@ -668,9 +683,27 @@ class Daemon:
         self._searching.add(task)
         task.add_done_callback(self._searching.discard)
 
+    def _retry_start(self, now: float) -> None:
+        """A new game whose first line the disk refused at the start: try it again; once
+        written, the board says so and play goes on."""
+        if self._unwritten_start is None:
+            return
+        self._last_retry = now
+        try:
+            self._write(())
+        except OSError:
+            return
+        self._apply(self.session.recording_again(now))
+
     def _write(self, entries: tuple[Entry, ...]) -> None:
         """Append the entries in one fsynced write; a result files the game after it, and
-        a result withdrawn reopens the game it filed (the record goes on in the journal)."""
+        a result withdrawn reopens the game it filed (the record goes on in the journal).
+        A new game's first line the disk refused at the start goes first."""
+        if self._unwritten_start is not None:
+            self.journal.begin(self._unwritten_start[0])
+            self._unwritten_start = None
+        if not entries:
+            return
         if not self.journal.in_progress() and any(
                 isinstance(e, WithdrawnEntry) for e in entries):
             self.journal.reopen()

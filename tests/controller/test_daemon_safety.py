@@ -106,21 +106,39 @@ def test_a_journal_directory_that_is_a_file_is_named_with_its_key_and_fix(
     assert (tmp_path / "state").read_text() == "not a directory\n"  # nothing lost
 
 
-def test_a_full_disk_at_start_is_named_with_the_journal_and_the_fix(tmp_path: Path) -> None:
-    (tmp_path / "state").mkdir()
-    (tmp_path / "state" / "FAULT").touch()  # every journal write fails: no space left
-    (tmp_path / "moves.txt").write_text("")
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.controller.faulty_journal", "run", "--journal",
-         str(tmp_path / "state"), "--leds", "none", "--console", "off", "--script",
-         str(tmp_path / "moves.txt")],
-        cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-    line = done.stderr.strip().splitlines()[-1]
-    assert "the journal cannot be kept in" in line and "No space left on device" in line, line
-    assert "free some space" in line, line
-    (tmp_path / "state" / "FAULT").unlink()
-    play_until(tmp_path, "d2\n", ["d2"])  # space again: the next start plays
+def test_a_full_disk_at_start_is_shown_and_the_game_recorded_once_there_is_space(
+        tmp_path: Path) -> None:
+    """The disk refuses the new game's first line: the board starts all the same, in its
+    "cannot record" state, naming the journal and the fix, and the game (and the move
+    played meanwhile) is written once there is space. It exited, which left the board
+    dark, and systemd gave up after ten restarts."""
+    state = tmp_path / "state"
+    state.mkdir()
+    fault = state / "FAULT"
+    fault.touch()  # every journal write fails: no space left
+    (tmp_path / "moves.txt").write_text("d2\nwait 60\n")
+    log = tmp_path / "stderr.txt"
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.controller.faulty_journal", "run", "--journal",
+             str(state), "--leds", "none", "--console", "off", "--script",
+             str(tmp_path / "moves.txt")],
+            cwd=ROOT, env={**os.environ, "TAVOLA_LOG_LEVEL": "info"},
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, text=True)
+    try:
+        wait_for(lambda: "Cannot record the game" in log.read_text(), 30)
+        line = next(x for x in log.read_text().splitlines() if "Cannot record the game" in x)
+        assert f"the journal cannot be kept in {state}" in line, line
+        assert "No space left on device; free some space on its disk" in line, line
+        assert not (state / "current.jsonl").exists() and proc.poll() is None
+        fault.unlink()  # space again: the game and its move are written, play goes on
+        wait_for(lambda: actions(tmp_path) == ["d2"], 30)
+        assert "The journal can be written again; play on." in log.read_text()
+    finally:
+        proc.terminate()
+        proc.wait(20)
+    assert proc.returncode == 0, log.read_text()
+    assert "Traceback" not in log.read_text()
 
 
 @pytest.mark.parametrize("resuming", [False, True])
