@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -197,24 +197,14 @@ def test_the_console_offers_an_unanswered_command_for_resending_with_its_own_id(
         broker.stop()
 
 
-def test_a_post_that_is_not_a_form_is_a_bad_request(tmp_path: Path) -> None:
-    """Bytes that are not UTF-8 posted to the arbiter's console were a 500 and a traceback
-    (aiohttp's form parser raised UnicodeDecodeError); now a 400 that says what to do."""
-    broker = Broker(tmp_path / "broker", 1)
-    broker.start()
-
+def with_console(broker: Broker, steps: Callable[[EventConsole], Awaitable[None]]) -> None:
+    """Run ``steps`` against an arbiter's console of ``broker`` (started or not), then stop
+    the console and the broker."""
     async def scenario() -> None:
         hall = EventConsole(console_config(broker), "4711")
         await hall.start()
         try:
-            async with aiohttp.ClientSession() as http:
-                await http.post(f"{hall.url}/referee/login", data={"pin": "4711"})
-                form = {"Content-Type": "application/x-www-form-urlencoded"}
-                for path in ("/referee/login", "/table/1/action"):
-                    response = await http.post(f"{hall.url}{path}", data=b"\xff\xfe pin",
-                                               headers=form, allow_redirects=False)
-                    assert response.status == 400, path
-                    assert "the form could not be read" in await response.text()
+            await steps(hall)
         finally:
             await hall.stop()
 
@@ -222,6 +212,25 @@ def test_a_post_that_is_not_a_form_is_a_bad_request(tmp_path: Path) -> None:
         asyncio.run(scenario())
     finally:
         broker.stop()
+
+
+def test_a_post_that_is_not_a_form_is_a_bad_request(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 posted to the arbiter's console were a 500 and a traceback
+    (aiohttp's form parser raised UnicodeDecodeError); now a 400 that says what to do."""
+    broker = Broker(tmp_path / "broker", 1)
+    broker.start()
+
+    async def steps(hall: EventConsole) -> None:
+        async with aiohttp.ClientSession() as http:
+            await http.post(f"{hall.url}/referee/login", data={"pin": "4711"})
+            form = {"Content-Type": "application/x-www-form-urlencoded"}
+            for path in ("/referee/login", "/table/1/action"):
+                response = await http.post(f"{hall.url}{path}", data=b"\xff\xfe pin",
+                                           headers=form, allow_redirects=False)
+                assert response.status == 400, path
+                assert "the form could not be read" in await response.text()
+
+    with_console(broker, steps)
 
 
 def test_the_hall_says_when_the_console_has_no_broker(tmp_path: Path) -> None:
@@ -240,23 +249,15 @@ def test_the_hall_says_when_the_console_has_no_broker(tmp_path: Path) -> None:
                     return data
         raise AssertionError("no event")
 
-    async def scenario() -> None:
-        hall = EventConsole(console_config(broker), "4711")
-        await hall.start()
-        try:
-            async with aiohttp.ClientSession() as http:
-                down = f"Not connected to the broker 127.0.0.1:{broker.port}"
-                await until(lambda: hall.hall.link.startswith(down))
-                assert down in await page(http, hall.url)
-                assert (await first_event(http, hall.url))["link"].startswith(down)
-                broker.start()
-                await until(lambda: hall.connected.is_set(), 30.0)
-                assert (await first_event(http, hall.url))["link"] == ""
-                assert '<p class="msg" id="link"></p>' in await page(http, hall.url)
-        finally:
-            await hall.stop()
+    async def steps(hall: EventConsole) -> None:
+        async with aiohttp.ClientSession() as http:
+            down = f"Not connected to the broker 127.0.0.1:{broker.port}"
+            await until(lambda: hall.hall.link.startswith(down))
+            assert down in await page(http, hall.url)
+            assert (await first_event(http, hall.url))["link"].startswith(down)
+            broker.start()
+            await until(lambda: hall.connected.is_set(), 30.0)
+            assert (await first_event(http, hall.url))["link"] == ""
+            assert '<p class="msg" id="link"></p>' in await page(http, hall.url)
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        broker.stop()
+    with_console(broker, steps)
