@@ -15,7 +15,7 @@ import aiohttp
 import aiomqtt
 
 from tavola.daemon import Daemon
-from tavola.event.console import EventConsole
+from tavola.event.console import ACK_SECONDS, EventConsole
 from tavola.event.publisher import applied_commands
 from tavola.event.topics import Command, Topics, encode
 from tavola.record import RefereeEntry
@@ -148,60 +148,12 @@ def test_the_applied_ids_are_read_back_from_journal_lines_old_and_new() -> None:
                                      "said": "Done: pause clocks."}}
 
 
-def test_the_console_offers_an_unanswered_command_for_resending_with_its_own_id(
-        tmp_path: Path) -> None:
-    """The arbiter's page sends +30 s to a board that is off: no answer in time. The page
-    offers it again; the resend keeps the id, so when the board is back (the broker kept
-    both copies for it) the clock gains 30 s once, and the offer goes away."""
-    broker = Broker(tmp_path / "broker", 1)
-    broker.start()
-
-    async def scenario() -> None:
-        hall = EventConsole(console_config(broker), "4711", ack_seconds=0.3)
-        await hall.start()
-        try:
-            async with boards(tmp_path, broker, 1, **CLOCK) as daemons:
-                await connected(daemons)  # the broker now keeps the board's session
-            await until(lambda: "1" in hall.hall.tables and hall.connected.is_set())
-            async with aiohttp.ClientSession() as http:
-                await http.post(f"{hall.url}/referee/login", data={"pin": "4711"})
-                view = await (await http.get(f"{hall.url}/table/1")).text()
-                csrf = view.split('name="csrf" value="', 1)[1].split('"', 1)[0]
-                assert 'id="resend"' not in view
-                sent = await http.post(f"{hall.url}/table/1/action", data={
-                    "csrf": csrf, "action": "clock", "player": "0", "seconds": "30"})
-                page = await sent.text()
-                assert "No answer from table 1" in page and 'id="resend"' in page
-                first = hall.unanswered["1"].id
-                again = await http.post(f"{hall.url}/table/1/resend", data={"csrf": csrf})
-                assert "No answer from table 1" in await again.text()
-                assert hall.unanswered["1"].id == first  # the same command, not a new one
-                async with boards(tmp_path, broker, 1, **CLOCK) as daemons:
-                    board = daemons[0]
-                    await until(lambda: "1" not in hall.unanswered)  # its ack came late
-                    await until(lambda: len(referee_entries(board)) == 1)
-                    await asyncio.sleep(0.3)  # not an assertion: a chance for a double
-                    assert [e.command for e in referee_entries(board)] == [first]
-                    assert 300 < white_left(board) <= 330  # added once
-                    view = await (await http.get(f"{hall.url}/table/1")).text()
-                    assert 'id="resend"' not in view
-                    nothing = await http.post(f"{hall.url}/table/1/resend",
-                                              data={"csrf": csrf})
-                    assert "Nothing to resend" in await nothing.text()
-        finally:
-            await hall.stop()
-
-    try:
-        asyncio.run(scenario())
-    finally:
-        broker.stop()
-
-
-def with_console(broker: Broker, steps: Callable[[EventConsole], Awaitable[None]]) -> None:
+def with_console(broker: Broker, steps: Callable[[EventConsole], Awaitable[None]],
+                 ack_seconds: float = ACK_SECONDS) -> None:
     """Run ``steps`` against an arbiter's console of ``broker`` (started or not), then stop
     the console and the broker."""
     async def scenario() -> None:
-        hall = EventConsole(console_config(broker), "4711")
+        hall = EventConsole(console_config(broker), "4711", ack_seconds=ack_seconds)
         await hall.start()
         try:
             await steps(hall)
@@ -212,6 +164,47 @@ def with_console(broker: Broker, steps: Callable[[EventConsole], Awaitable[None]
         asyncio.run(scenario())
     finally:
         broker.stop()
+
+
+def test_the_console_offers_an_unanswered_command_for_resending_with_its_own_id(
+        tmp_path: Path) -> None:
+    """The arbiter's page sends +30 s to a board that is off: no answer in time. The page
+    offers it again; the resend keeps the id, so when the board is back (the broker kept
+    both copies for it) the clock gains 30 s once, and the offer goes away."""
+    broker = Broker(tmp_path / "broker", 1)
+    broker.start()
+
+    async def steps(hall: EventConsole) -> None:
+        async with boards(tmp_path, broker, 1, **CLOCK) as daemons:
+            await connected(daemons)  # the broker now keeps the board's session
+        await until(lambda: "1" in hall.hall.tables and hall.connected.is_set())
+        async with aiohttp.ClientSession() as http:
+            await http.post(f"{hall.url}/referee/login", data={"pin": "4711"})
+            view = await (await http.get(f"{hall.url}/table/1")).text()
+            csrf = view.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+            assert 'id="resend"' not in view
+            sent = await http.post(f"{hall.url}/table/1/action", data={
+                "csrf": csrf, "action": "clock", "player": "0", "seconds": "30"})
+            page = await sent.text()
+            assert "No answer from table 1" in page and 'id="resend"' in page
+            first = hall.unanswered["1"].id
+            again = await http.post(f"{hall.url}/table/1/resend", data={"csrf": csrf})
+            assert "No answer from table 1" in await again.text()
+            assert hall.unanswered["1"].id == first  # the same command, not a new one
+            async with boards(tmp_path, broker, 1, **CLOCK) as daemons:
+                board = daemons[0]
+                await until(lambda: "1" not in hall.unanswered)  # its ack came late
+                await until(lambda: len(referee_entries(board)) == 1)
+                await asyncio.sleep(0.3)  # not an assertion: a chance for a double
+                assert [e.command for e in referee_entries(board)] == [first]
+                assert 300 < white_left(board) <= 330  # added once
+                view = await (await http.get(f"{hall.url}/table/1")).text()
+                assert 'id="resend"' not in view
+                nothing = await http.post(f"{hall.url}/table/1/resend",
+                                          data={"csrf": csrf})
+                assert "Nothing to resend" in await nothing.text()
+
+    with_console(broker, steps, ack_seconds=0.3)
 
 
 def test_a_post_that_is_not_a_form_is_a_bad_request(tmp_path: Path) -> None:
