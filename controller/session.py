@@ -211,14 +211,14 @@ class Session:
 
     # ----------------------------------------------------------------- inputs
     def start(self, now: float, wall: float) -> Effects:
-        """The first frame; the clock starts (or resumes) for the player to move. A game
-        resumed over (the daemon stopped while its result was held: a journaled result
-        files the game) has its result journaled after the grace time."""
-        if self.clock is not None and self.game.outcome() is None:
-            if self.clock.turn is None:
-                self.clock.start(self.game.current_player, now)
-            else:
-                self.clock.resume(now)
+        """The first frame; a clock already started resumes for the player to move. A new
+        game's clocks start with its first move (or the referee's "resume clocks"): a board
+        that boots, or a new game set up, before the players sit down, lost White on time
+        (or, with tessere's "pass" on timeout, passed turns all night). A game resumed over
+        (the daemon stopped while its result was held: a journaled result files the game)
+        has its result journaled after the grace time."""
+        if self.clock is not None and self.game.outcome() is None and self.clock.turn is not None:
+            self.clock.resume(now)
         if self.game.outcome() is not None and self._ending is None:
             self._ending = (now, wall)
         return self._show(now, force=True) + Effects(status=self.status()) + self._think()
@@ -261,9 +261,9 @@ class Session:
             fx += self._release(now)
         if self.clock is not None and self.game.outcome() is None:
             fx += self._clock_events(self.clock.tick(now), now, wall)
-        if self.clock is not None and self.game.outcome() is None and (
+        if self.clock is not None and self.clock.running and self.game.outcome() is None and (
             self._last_clock_write is None or checkpoint_due(self._last_clock_write, now)
-        ):
+        ):  # (a clock not running has nothing new to write: a line every 5 s all night)
             self._last_clock_write = now
             fx += Effects(journal=(ClockEntry(self.clock.to_dict(now), wall, now),))
         return fx + self._show(now) + self._think()
@@ -348,7 +348,9 @@ class Session:
             return Effects(log=("There is no running game clock to pause or resume.",))
         if self.clock.running == running:
             return Effects(log=(f"The clocks are already {'running' if running else 'paused'}.",))
-        if running:
+        if running and self.clock.turn is None:  # before the first move: start them now
+            self.clock.start(self.game.current_player, now)
+        elif running:
             self.clock.resume(now)
         else:
             self.clock.pause(now)
@@ -964,6 +966,8 @@ class Session:
         move = clock.move_remaining(now)
         if move is not None:
             parts.append(f"move {_minutes(move)} left")
+        if clock.turn is None and clock.active:
+            parts.append("timing starts with the first move")
         return ", ".join(parts)
 
     def refusal(self) -> str:

@@ -10,7 +10,7 @@ from tavola.clock import Clock, ClockSpec
 from tavola.feedback import CYAN, DIM_RED, GOLD, GREEN, OFF, RED, WHITE
 from tavola.games import Game, new_game
 from tavola.hardware.layout import Layout
-from tavola.record import ActionEntry, IllegalEntry, UndoEntry
+from tavola.record import ActionEntry, ClockEntry, IllegalEntry, UndoEntry
 from tavola.session import Effects, Session, StartupError
 from tests.positions import place_all_without_mills
 
@@ -189,9 +189,25 @@ def tessere_session(on_timeout: str, **kw: Any) -> Session:
                    **{"settle": 0.25, "grace": 1.5, **kw})
 
 
+def test_a_board_nobody_plays_on_yet_times_no_one() -> None:
+    # A board booted (or a game set up) before the players sit down: the move limit ran
+    # from the start, so under "pass" the unattended board passed turns all night.
+    s = tessere_session("pass")
+    s.start(0.0, 0.0)
+    fx = s.tick(3600.0, 3600.0)
+    assert "timeout" not in kinds(fx) and not s.game.history
+    assert not any(isinstance(e, ClockEntry) for e in fx.journal)  # and no checkpoints
+    see(s, reading(s.game, "identity", c3="RY"), 3600.0)  # the first move starts it
+    fx = s.tick(3662.5, 3662.5)
+    assert "Player 2 loses the turn." in fx.log
+    s.run_clock(False, 3663.0, 3663.0)  # the referee pauses: nothing to checkpoint
+    assert not any(isinstance(e, ClockEntry) for e in s.tick(3700.0, 3700.0).journal)
+
+
 def test_the_move_limit_warns_under_warn() -> None:
     s = tessere_session("warn")
     s.start(0.0, 0.0)
+    s.run_clock(True, 0.0, 0.0)  # the referee starts the clocks before the first move
     fx = s.tick(55.0, 55.0)
     assert fx.log == ("Player 1: 5 s left (move).",)
     fx = s.tick(60.5, 60.5)
@@ -212,6 +228,7 @@ def test_the_move_limit_loses_under_lose() -> None:
 def test_the_timer_leds_drain() -> None:
     s = tessere_session("warn")
     s.start(0.0, 0.0)
+    s.run_clock(True, 0.0, 0.0)
     full = s.frame(0.0)
     later = s.frame(45.0)
     lit = [sum(frame[i] != OFF for i in FIVE.timer_leds) for frame in (full, later)]

@@ -89,14 +89,29 @@ def test_the_status_shows_the_clocks() -> None:
     spec = ClockSpec(mode="sudden-death", minutes=5)
     s = session(new_game("morris"), clock=Clock(spec, 2))
     s.start(0.0, 0.0)
-    s.tick(12.5, 12.5)
+    s.tick(600.0, 600.0)  # nobody at the board yet: no time goes
+    assert s.status() == ("morris: White to move, White 5:00, Black 5:00, timing starts "
+                          "with the first move")
+    s.on_snapshot(reading(s.game, d2="#"), 600.0, 600.0)
+    s.tick(601.1, 601.1)  # White's first move, confirmed: Black's clock starts
+    s.tick(613.6, 613.6)
+    assert s.status() == "morris: Black to move, White 5:00, Black 4:48"
+
+
+def test_the_referee_can_start_the_clocks_before_the_first_move() -> None:
+    s = session(new_game("morris"), clock=Clock(ClockSpec(mode="sudden-death", minutes=5), 2))
+    s.start(0.0, 0.0)
+    s.run_clock(True, 30.0, 30.0)  # "resume clocks": the round starts now
+    s.tick(42.5, 42.5)
     assert s.status() == "morris: White to move, White 4:48, Black 5:00"
 
 
 def test_a_per_move_limit_shows_what_is_left() -> None:
     s = session(new_game("morris"), clock=Clock(ClockSpec(mode="move", move_seconds=60), 2))
     s.start(0.0, 0.0)
-    s.tick(20.2, 20.2)
+    s.on_snapshot(reading(s.game, d2="#"), 0.0, 0.0)
+    s.tick(1.1, 1.1)  # the first move, confirmed: Black's move limit runs
+    s.tick(21.3, 21.3)
     assert s.status().endswith("move 0:40 left")
 
 

@@ -170,6 +170,8 @@ def test_the_acl_refuses_a_boards_command_and_a_repeated_command_is_applied_once
             answer = await hall.command("2", "play", {"move": "zz9"}, "arbiter (test)")
             assert answer["done"] is False and str(answer["said"]).startswith("Refused")
             # From the table's page: the PIN login, then the board console's very forms.
+            daemons[1].console_line("d2")  # the first move starts the clocks paused below
+            await until(lambda: len(daemons[1].session.game.history) == 1)
             async with aiohttp.ClientSession() as http:
                 view = await (await http.get(f"{hall.url}/table/2")).text()
                 assert "Log in</a> to referee" in view

@@ -110,6 +110,8 @@ def test_a_command_sent_while_the_board_is_offline_is_applied_when_it_is_back(
         async with arbiter(broker, "1") as (client, acks):
             async with boards(tmp_path, broker, 1, **CLOCK) as daemons:
                 await connected(daemons)  # the broker now keeps the board's session
+                daemons[0].console_line("d2")  # the first move starts the clocks
+                await until(lambda: len(daemons[0].session.game.history) == 1)
             # The board is off (a power cut, a restart): the arbiter sends meanwhile.
             await client.publish(cmd, encode(ADD.to_message(0)), qos=1)
             pause = Command("pause-1", "pause", {"reason": "a player is ill"}, "arbiter")

@@ -188,6 +188,9 @@ def test_the_referee_adds_time_pauses_undoes_and_declares(tmp_path: Path) -> Non
             said = await act(action="clock", player="1", seconds="30", reason="phone rang")
             assert "Refused" not in said
             assert (clock.remaining(1, daemon.clock()) or 0.0) == pytest.approx(before + 30)
+            assert not clock.running  # nobody has moved: timing starts with the first move
+            assert "Refused" not in await act(action="resume")  # or when the referee says
+            assert clock.running
             assert "Refused" not in await act(action="pause")
             assert not clock.running
             assert (await act(action="pause")).startswith("Refused: The clocks are already")
@@ -438,6 +441,8 @@ def test_every_post_route_refuses_another_sites_request(tmp_path: Path) -> None:
                 aiohttp.ClientSession() as http:
             assert daemon.web is not None
             token = await login(http, url)
+            daemon.console_line("d2")  # the first move starts the clocks the evil form pauses
+            await until(lambda: daemon.session.clock is not None and daemon.session.clock.running)
             seat = f"token={daemon.web.seat_tokens[0]}"
             posts = sorted(r.resource.canonical for r in daemon.web.app.router.routes()
                            if r.method == "POST" and r.resource is not None)
