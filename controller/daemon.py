@@ -386,7 +386,8 @@ class Daemon:
             raise OSError(f"web.listen = {where!r}: cannot listen there "
                           f"({exc.strerror or exc}); choose another address or port in "
                           f"[web] listen") from None
-        self._say(f"Live view: {self.web.url}/  referee: {self.web.url}/referee")
+        self._say(f"Live view: {self.web.url}/  referee: {self.web.url}/referee"
+                  f"{' ' + self.web.reach if self.web.reach else ''}")
         if self.session.game.hidden_information:
             for line in self.web.seat_urls():
                 self._say(f"Seat page of {line}")

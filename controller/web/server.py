@@ -33,6 +33,9 @@ from tavola.web.referee import Host, Request, incidents, perform
 from tavola.web.view import public_state, seat_state
 
 log = logging.getLogger("tavola.web")
+# What a loopback-only view says where a phone would need the page.
+LOCAL_ONLY = ("(only this machine can open these pages: [web] listen is on loopback; "
+              'listen = "0.0.0.0:8080" lets the players\' phones on the network in)')
 
 COOKIE = "tavola_referee"
 NONCE = web.RequestKey("nonce", str)  # the script nonce of this response
@@ -160,8 +163,23 @@ class WebServer:
         """Each seat's private page, with its token, for the terminal."""
         return [f"{name}: {link}" for name, link in self.seat_links()]
 
+    @property
+    def local_only(self) -> bool:
+        """Whether only this machine can open the pages ([web] listen on loopback, the
+        default): a phone cannot, so a seat's QR code would lead it nowhere."""
+        return self.config.host in ("127.0.0.1", "::1", "localhost")
+
+    @property
+    def reach(self) -> str:
+        """Who cannot open the pages and the fix, said beside their addresses ('' when
+        the network can)."""
+        return LOCAL_ONLY if self.local_only else ""
+
     def seat_qr_text(self) -> str:
-        """Each seat's page as a QR code for the terminal, under the player's name."""
+        """Each seat's page as a QR code for the terminal, under the player's name; with
+        [web] listen on loopback, the links and how to let phones in instead."""
+        if self.local_only:
+            return "\n".join([*self.seat_urls(), self.reach])
         return "\n".join(f"{name}: {link}\n{terminal_qr(link)}"
                          for name, link in self.seat_links())
 

@@ -327,6 +327,25 @@ def test_the_seat_links_are_printed_and_a_seat_asks_for_a_hint(tmp_path: Path) -
     asyncio.run(scenario())
 
 
+@pytest.mark.parametrize("listen", ["127.0.0.1:0", "0.0.0.0:0"])
+def test_seat_qr_codes_only_where_a_phone_can_open_them(tmp_path: Path, listen: str) -> None:
+    """On loopback (the default) a seat's QR code led a phone to its own localhost: the
+    board now says who can open the pages and the [web] listen that lets phones in."""
+    async def scenario() -> tuple[str, str]:
+        async with web_daemon(tmp_path, "sequence-kids", TAVOLA_WEB_LISTEN=listen) as (
+                daemon, _url):
+            assert daemon.web is not None
+            return daemon.web.seat_qr_text(), "\n".join(daemon._log_tail)
+
+    codes, said = asyncio.run(scenario())
+    note = 'listen = "0.0.0.0:8080" lets the players\' phones on the network in'
+    if listen.startswith("127."):
+        assert note in codes and "\u2588" not in codes and "/seat/0?token=" in codes
+        assert "referee (only this machine can open these pages" in said
+    else:
+        assert note not in codes and "\u2588" in codes and note not in said
+
+
 def test_open_streams_are_limited(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with web_daemon(tmp_path) as (daemon, url), aiohttp.ClientSession() as http:
