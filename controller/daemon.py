@@ -142,16 +142,20 @@ class Daemon:
         really started (backends open, session built) is written to the journal. A journal
         that cannot be read or written is a StartupError naming it and the fix."""
         try:
+            self.journal.hold()  # one daemon per journal
             self._start_or_resume()
             cfg = self.config  # what a service's log must say once: which board, which disk
             log.info("Board: %s sensor, %s LEDs, layout %s; journal in %s", cfg.sensor.backend,
                      cfg.leds.backend, self.layout.name, self.journal.directory)
-        except _BackendOSError as failed:
-            raise failed.error from None  # a backend's (NeoPixel LEDs, ...): its own message
-        except OSError as exc:  # every other I/O of a start is the journal's
-            raise StartupError(journal_unusable(
-                self.journal.directory, exc,
-                self.config.sources.get("journal.directory"))) from exc
+        except BaseException as exc:
+            self.journal.release()  # a start that failed holds nothing
+            if isinstance(exc, _BackendOSError):  # a backend's (NeoPixel LEDs, ...)
+                raise exc.error from None
+            if isinstance(exc, OSError):  # every other I/O of a start is the journal's
+                raise StartupError(journal_unusable(
+                    self.journal.directory, exc,
+                    self.config.sources.get("journal.directory"))) from exc
+            raise
 
     def _start_or_resume(self) -> None:
         # The board's layout file first: one that cannot be read is the config's fault,
@@ -368,6 +372,7 @@ class Daemon:
                 self._engine.shutdown(wait=False, cancel_futures=True)
             self._close_backends()
             self.notifier.close()
+            self.journal.release()
 
     async def _start_web(self) -> None:
         """Serve the live view and referee console in this loop, if configured."""

@@ -23,7 +23,9 @@ that does not replay is kept aside with :meth:`Journal.set_aside`; nothing is ev
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import json
 import logging
 import os
@@ -51,12 +53,17 @@ log = logging.getLogger(__name__)
 CURRENT_FILE = "current.jsonl"
 GAMES_DIR = "games"
 PAUSED_DIR = "paused"
+LOCK_FILE = ".tavola.lock"  # held by the one daemon that writes here (Journal.hold)
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _BOM = "\ufeff"
 
 
 class JournalError(RecordError):
     """A journal file that cannot be read back; the message names the file and line."""
+
+
+class JournalBusyError(ValueError):
+    """Another ``tavola run`` writes this journal; the message names it and the way out."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +103,39 @@ class Journal:
     def __init__(self, directory: Path | str) -> None:
         self.directory = Path(directory)
         self._clean_size: int | None = None  # a failed write left bytes after this size
+        self._held: int | None = None  # the lock file's descriptor while this one writes
         self._filed: Path | None = None  # the game this journal filed last, to reopen
+
+    def hold(self) -> None:
+        """Take the directory for this daemon alone (an advisory lock, released by
+        :meth:`release` or when the process ends, however it ends). Two daemons on one
+        journal (the service and a ``tavola run`` in a terminal) both resumed the game in
+        progress and appended to it, and one filed it under the other: JournalBusyError
+        names the other's pid and the way out. OSError when the directory cannot be made."""
+        if self._held is not None:
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            other = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            os.close(fd)
+            pid = f" (pid {other})" if other.isdigit() else ""
+            raise JournalBusyError(
+                f"the journal {self.directory} is in use by another tavola run{pid}: stop "
+                f"it first (sudo systemctl stop tavola, or Ctrl-C in its terminal), or give "
+                f"this one another directory with --journal") from None
+        with contextlib.suppress(OSError):  # the pid is for the message only (a full disk)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._held = fd
+
+    def release(self) -> None:
+        """Let another daemon write this journal. Idempotent."""
+        if self._held is not None:
+            os.close(self._held)  # closing the descriptor releases the lock
+            self._held = None
 
     @property
     def current(self) -> Path:

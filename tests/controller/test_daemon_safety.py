@@ -239,6 +239,26 @@ def test_resume_with_a_mistyped_id_leaves_the_game_in_progress_where_it_is(
     play_until(tmp_path, "d6\n", ["d2", "d6"], "--resume", game_id)
 
 
+def test_a_second_daemon_on_the_same_journal_is_refused(tmp_path: Path) -> None:
+    # The service and a `tavola run` in a terminal on one journal: both resumed the game
+    # in progress and appended to it, and one filed it under the other's feet.
+    first = spawn(tmp_path, "d2\nwait 60\n")
+    try:
+        wait_for(lambda: actions(tmp_path) == ["d2"], 30)
+        second = run(tmp_path, "d6\n")
+        assert second.returncode == 2
+        (line,) = second.stderr.strip().splitlines()
+        assert line == (f"tavola: cannot start: the journal {tmp_path / 'state'} is in use by "
+                        f"another tavola run (pid {first.pid}): stop it first (sudo systemctl "
+                        f"stop tavola, or Ctrl-C in its terminal), or give this one another "
+                        f"directory with --journal"), line
+        assert actions(tmp_path) == ["d2"] and first.poll() is None  # the first goes on
+    finally:
+        first.terminate()
+        first.communicate(timeout=20)
+    play_until(tmp_path, "d6\n", ["d2", "d6"])  # once it has stopped, the next one plays
+
+
 def test_new_with_a_game_the_board_cannot_run_is_refused_before_anything_is_written(
     tmp_path: Path,
 ) -> None:
