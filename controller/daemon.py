@@ -55,7 +55,10 @@ from tavola.record import (
     replay,
 )
 from tavola.session import Effects, Session, StartupError, check_startup
-from tavola.web.referee import pending_correction  # no aiohttp: the journal's entries only
+from tavola.web.referee import (  # no aiohttp: the journal's entries only
+    clocks_paused_by_referee,
+    pending_correction,
+)
 
 if TYPE_CHECKING:
     from tavola.event.publisher import EventPublisher
@@ -123,6 +126,7 @@ class Daemon:
         self._layout_file: Layout | None = None  # [layout] file, read once at the start
         # A new game whose header the disk refused at the start, and why (DISK_MAY_RECOVER).
         self._unwritten_start: tuple[StartEntry, str] | None = None
+        self._clock_was_running = True  # the resumed game's clock, at its last checkpoint
         self._last_draw = 0.0
         self._log_tail: list[str] = []
         self._last_retry = -RETRY_SECONDS
@@ -240,6 +244,9 @@ class Daemon:
         clock = None
         if replayed.clock is not None:
             clock = Clock.from_dict(replayed.clock)
+            # Paused by the referee (a player ill) is paused after a restart too; it ran
+            # again on its own. (Every stop pauses the clock: its checkpoint cannot tell.)
+            self._clock_was_running = not clocks_paused_by_referee(record)
         elif record.header.clock is not None:
             clock = self._new_clock(game)
         return game, clock
@@ -331,7 +338,8 @@ class Daemon:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.add_signal_handler(sig, self.stopping.set)
-            self._apply(self.session.start(self.clock(), self.wall()))
+            self._apply(self.session.start(self.clock(), self.wall(),
+                                           clock_running=self._clock_was_running))
             if self._unwritten_start is not None:  # seen on the board, retried by the tick
                 self._apply(self.session.cannot_record(self._unwritten_start[1], self.clock()))
             await self._start_web()

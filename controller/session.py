@@ -210,14 +210,16 @@ class Session:
         self.restoring: int | None = None
 
     # ----------------------------------------------------------------- inputs
-    def start(self, now: float, wall: float) -> Effects:
+    def start(self, now: float, wall: float, clock_running: bool = True) -> Effects:
         """The first frame; a clock already started resumes for the player to move. A new
         game's clocks start with its first move (or the referee's "resume clocks"): a board
         that boots, or a new game set up, before the players sit down, lost White on time
         (or, with tessere's "pass" on timeout, passed turns all night). A game resumed over
         (the daemon stopped while its result was held: a journaled result files the game)
-        has its result journaled after the grace time."""
-        if self.clock is not None and self.game.outcome() is None and self.clock.turn is not None:
+        has its result journaled after the grace time. ``clock_running`` False: a resumed
+        game's clocks were paused (by the referee) and stay so."""
+        if (self.clock is not None and self.game.outcome() is None
+                and self.clock.turn is not None and clock_running):
             self.clock.resume(now)
         if self.game.outcome() is not None and self._ending is None:
             self._ending = (now, wall)

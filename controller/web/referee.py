@@ -123,6 +123,14 @@ def _journaled(host: Host, fx: Effects, note: RefereeEntry) -> str:
 _CORRECTION = re.compile(r"(?:undo|correct) to ply (\d+)(?:: (.*))?")
 
 
+def clocks_paused_by_referee(record: Record) -> bool:
+    """Whether the referee's last word on the clocks was "pause clocks": a game resumed
+    after a restart keeps them paused (a player is ill) until the referee resumes them."""
+    said = [e.action for e in record.entries
+            if isinstance(e, RefereeEntry) and e.action in ("pause clocks", "resume clocks")]
+    return bool(said) and said[-1] == "pause clocks"
+
+
 def pending_correction(record: Record) -> int | None:
     """The ply of a referee's correction the board may not show yet: when the record's
     last change of the game is a correction (nothing played or taken back after it), the

@@ -227,6 +227,33 @@ def test_the_referee_adds_time_pauses_undoes_and_declares(tmp_path: Path) -> Non
     asyncio.run(scenario())
 
 
+def test_clocks_the_referee_paused_stay_paused_after_a_restart(tmp_path: Path) -> None:
+    """A player is ill, the referee pauses the clocks, the board restarts (a power cut):
+    the clocks ran again on their own, the ill player's time going. They stay paused
+    until the referee resumes them; a restart of a running game resumes them as before."""
+    async def pause_then_restart() -> tuple[bool, bool, bool]:
+        async with web_daemon(tmp_path, **CLOCK) as (daemon, url), \
+                aiohttp.ClientSession() as http:
+            token = await login(http, url)
+            daemon.console_line("d2")  # the clocks start
+            await until(lambda: daemon.session.clock is not None and daemon.session.clock.running)
+            await http.post(f"{url}/referee/action", data={"csrf": token, "action": "pause",
+                                                          "reason": "a player is ill"})
+            assert daemon.session.clock is not None and not daemon.session.clock.running
+        async with web_daemon(tmp_path, **CLOCK) as (daemon, url), \
+                aiohttp.ClientSession() as http:
+            assert daemon.session.clock is not None
+            paused = not daemon.session.clock.running
+            token = await login(http, url)
+            await http.post(f"{url}/referee/action", data={"csrf": token, "action": "resume"})
+            resumed = daemon.session.clock.running
+        async with web_daemon(tmp_path, **CLOCK) as (daemon, _url):
+            assert daemon.session.clock is not None
+            return paused, resumed, daemon.session.clock.running
+
+    assert asyncio.run(pause_then_restart()) == (True, True, True)
+
+
 def test_refereed_actions_are_journaled_with_who(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with web_daemon(tmp_path, **CLOCK) as (_, url), aiohttp.ClientSession() as http:
