@@ -184,6 +184,7 @@ class Session:
         # A game resumed after a restart shows its last action again, as before.
         self.last_move: frozenset[str] = last_action_cells(game, self.capability)
         self.disconnected: str | None = None
+        self._clock_held_for_board = False  # the clocks paused by on_fault, resumed with it
         self.flags = [0] * game.num_players
         self._mismatch_recorded = False
         self._last_frame: Frame | None = None
@@ -234,7 +235,12 @@ class Session:
         fx = Effects()
         if self.disconnected is not None:
             self.disconnected = None
-            fx += Effects(log=("Board reconnected; resynchronised from a full reading.",))
+            again = ""
+            if self._clock_held_for_board and self.clock is not None:
+                self.clock.resume(now)
+                again = " The clocks run again."
+            self._clock_held_for_board = False
+            fx += Effects(log=(f"Board reconnected; resynchronised from a full reading.{again}",))
         if self.tray:
             cells, uncertain = tray_reading(self.game.view("identity"), cells, self.tray,
                                             uncertain)
@@ -244,11 +250,18 @@ class Session:
         return fx + self._handle(result, now, wall) + self._think()
 
     def on_fault(self, message: str, now: float) -> Effects:
-        """The sensor lost the board: show it, keep the game, wait for the next snapshot."""
+        """The sensor lost the board: show it, keep the game, wait for the next snapshot.
+        The clocks wait too: a move made meanwhile cannot be seen, so its time cannot be
+        charged fairly (it ran on, and a player could lose on time to an unplugged cable)."""
         self._stage()
         self.disconnected = message
+        held = ""
+        if self.clock is not None and self.clock.running and self.game.outcome() is None:
+            self.clock.pause(now)
+            self._clock_held_for_board = True
+            held = " The clocks wait until it is back."
         return self._show(now, force=True) + Effects(
-            status=self.status(), log=(f"Board disconnected: {message}",))
+            status=self.status(), log=(f"Board disconnected: {message.rstrip('.')}.{held}",))
 
     def tick(self, now: float, wall: float) -> Effects:
         """Time passes: settle and grace timers, the clock, blinking LEDs."""

@@ -204,6 +204,24 @@ def test_a_board_nobody_plays_on_yet_times_no_one() -> None:
     assert not any(isinstance(e, ClockEntry) for e in s.tick(3700.0, 3700.0).journal)
 
 
+def test_the_clocks_wait_while_the_board_is_disconnected() -> None:
+    # An unplugged cable: a move made meanwhile cannot be seen, and the player's clock ran
+    # on (the move limit too), so they could lose on time to the cable.
+    s = tessere_session("lose")
+    s.start(0.0, 0.0)
+    see(s, reading(s.game, "identity", c3="RY"), 0.0)  # Player 2's minute starts at 1.1
+    assert s.clock is not None and s.clock.running
+    fx = s.on_fault("the board on /dev/ttyACM0 is not connected: plug in its USB cable", 10.0)
+    assert fx.log == ("Board disconnected: the board on /dev/ttyACM0 is not connected: plug "
+                      "in its USB cable. The clocks wait until it is back.",)
+    fx = s.tick(300.0, 300.0)
+    assert "timeout" not in kinds(fx) and s.game.outcome() is None
+    fx = s.on_snapshot(reading(s.game, "identity"), 300.0, 300.0)
+    assert "The clocks run again." in fx.log[0] and s.clock.running
+    left = s.clock.move_remaining(300.0)
+    assert left is not None and abs(left - (60 - 8.9)) < 0.01  # only the time before it
+
+
 def test_the_move_limit_warns_under_warn() -> None:
     s = tessere_session("warn")
     s.start(0.0, 0.0)
