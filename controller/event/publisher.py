@@ -60,6 +60,10 @@ STOP_SECONDS = 5.0  # a connection's goodbye takes milliseconds: past this it is
 REMEMBERED_COMMANDS = 1_000  # command ids whose answers are kept (a repeat is not redone)
 RECENT_GAMES = 20  # finished games read back for applied command ids when starting
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
+# A connection the broker closes within this many seconds of opening it, this many times
+# in a row, is taken over: another client has the same id. Two boards given one [event]
+# table (a config copied to every Pi) kicked each other off twice a second, all evening.
+TAKEN_OVER_SECONDS, TAKEN_OVER_TIMES = 5.0, 3
 SEND_TIMEOUT = 10.0  # seconds for the broker to take a message before reconnecting
 
 
@@ -352,13 +356,25 @@ async def keep_connected(connect: Callable[[], aiomqtt.Client],
     30 s), forever: a broker outage or a bug costs a reconnection, never the caller."""
     delay = BACKOFF_FIRST
     retries = QuietRetries(BACKOFF_MAX)  # a broker down all evening: a few lines, not 120/h
+    loop = asyncio.get_running_loop()
+    taken = 0  # connections in a row the broker closed as soon as it opened them
     while True:
+        opened: float | None = None
         try:
             async with connect() as client:
-                delay = BACKOFF_FIRST
-                retries.succeeded()
+                opened = loop.time()
                 await serve(client)
         except aiomqtt.MqttError as exc:
+            if opened is not None and loop.time() - opened < TAKEN_OVER_SECONDS:
+                taken += 1  # (the backoff goes on growing: no kicking twice a second)
+            elif opened is not None:  # it served a while: a new outage, from the shortest
+                taken, delay = 0, BACKOFF_FIRST
+                retries.succeeded()
+            if taken == TAKEN_OVER_TIMES:
+                log.warning("event broker %s:%s: it closes this connection as soon as it "
+                            "opens (%d times): another client has this one's id, most "
+                            "likely a second board with the same [event] event and table; "
+                            "give each board its own table", config.host, config.port, taken)
             said = retries.failed(delay)
             if said is not None:
                 log.warning("event broker %s:%s: %s; %s", config.host, config.port, exc, said)

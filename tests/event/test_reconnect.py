@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 
 import aiomqtt
 import pytest
 
-from tavola.config import EventConfig
+from tavola.config import EventConfig, load_config
+from tavola.daemon import Daemon
 from tavola.event import publisher
+from tests.event.broker import Broker
+from tests.event.tables import board_env, until
 
 TRIES = 100  # at 30 s each, most of an hour without the broker
 
@@ -50,3 +54,33 @@ def test_a_broker_away_for_an_hour_is_a_few_lines_in_the_log(
     assert len(steps) == 7 and all("broker.example:1883" in m for m in steps)
     assert [m.split("(")[1] for m in reminders] == [f"{n} tries so far)" for n in (21, 41, 61, 81)]
     assert len(said) == 11  # it was one warning per try: 100
+
+
+def test_two_boards_given_one_table_are_told_so(tmp_path: Path,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    """A config copied to every Pi: two boards as table 1 have one MQTT client id, and the
+    broker closes each one's connection when the other opens its own. They kicked each
+    other off twice a second, all evening, and the log said only "Disconnected"."""
+    broker = Broker(tmp_path / "broker", 1)
+    broker.start()
+    caplog.set_level(logging.WARNING, logger="tavola.event")
+
+    async def scenario() -> None:
+        daemons = [Daemon(load_config(None, board_env(broker, 1), {
+            "journal.directory": str(tmp_path / f"board{n}"), "leds": "sim"}),
+            console=None, out=None, env={}) for n in (1, 2)]
+        tasks = [asyncio.create_task(d.run()) for d in daemons]
+        try:
+            await until(lambda: "another client has this one's id" in caplog.text, 60.0)
+        finally:
+            for d in daemons:
+                d.console_line("quit")
+            await asyncio.gather(*tasks)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        broker.stop()
+    warned = [r.getMessage() for r in caplog.records if "another client" in r.getMessage()]
+    assert warned and "a second board with the same [event] event and table" in warned[0]
+    assert f"127.0.0.1:{broker.port}" in warned[0]
