@@ -63,7 +63,9 @@ BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0
 # A connection the broker closes within this many seconds of opening it, this many times
 # in a row, is taken over: another client has the same id. Two boards given one [event]
 # table (a config copied to every Pi) kicked each other off twice a second, all evening.
-TAKEN_OVER_SECONDS, TAKEN_OVER_TIMES = 5.0, 3
+# Longer than the longest backoff (30 s, +20 %): each one's connection lasts until the
+# other's next try, so each of them counts.
+TAKEN_OVER_SECONDS, TAKEN_OVER_TIMES = 60.0, 3
 SEND_TIMEOUT = 10.0  # seconds for the broker to take a message before reconnecting
 
 
@@ -348,6 +350,17 @@ async def stop_task(task: asyncio.Task[Any], seconds: float | None = None) -> No
         await asyncio.wait_for(task, limit)  # on time-out it cancels again, and waits
 
 
+def _disconnection_seen(client: aiomqtt.Client | None) -> None:
+    """Take note of why ``client``'s connection ended. aiomqtt 2.5 keeps it in a future
+    that its exit leaves unread when the broker closed the connection while nothing was
+    reading messages (a publish under way, a connection taken over), and asyncio then logs
+    "Future exception was never retrieved" with a traceback, once per reconnection
+    (empicano/aiomqtt#344; its fix, #375, reads it in the exit itself)."""
+    ended = getattr(client, "_disconnected", None)
+    if isinstance(ended, asyncio.Future) and ended.done() and not ended.cancelled():
+        ended.exception()
+
+
 async def keep_connected(connect: Callable[[], aiomqtt.Client],
                          serve: Callable[[aiomqtt.Client], Awaitable[None]],
                          dropped: Callable[[], None], config: EventConfig, what: str) -> None:
@@ -360,8 +373,10 @@ async def keep_connected(connect: Callable[[], aiomqtt.Client],
     taken = 0  # connections in a row the broker closed as soon as it opened them
     while True:
         opened: float | None = None
+        client: aiomqtt.Client | None = None
         try:
-            async with connect() as client:
+            client = connect()
+            async with client:
                 opened = loop.time()
                 await serve(client)
         except aiomqtt.MqttError as exc:
@@ -371,7 +386,7 @@ async def keep_connected(connect: Callable[[], aiomqtt.Client],
                 taken, delay = 0, BACKOFF_FIRST
                 retries.succeeded()
             if taken == TAKEN_OVER_TIMES:
-                log.warning("event broker %s:%s: it closes this connection as soon as it "
+                log.warning("event broker %s:%s: it closes this connection soon after it "
                             "opens (%d times): another client has this one's id, most "
                             "likely a second board with the same [event] event and table; "
                             "give each board its own table", config.host, config.port, taken)
@@ -381,6 +396,7 @@ async def keep_connected(connect: Callable[[], aiomqtt.Client],
         except Exception:
             log.exception("%s failed; trying again in %.1f s", what, delay)
         finally:
+            _disconnection_seen(client)
             dropped()
         await asyncio.sleep(delay * random.uniform(0.8, 1.2))
         delay = min(delay * 2, BACKOFF_MAX)

@@ -81,6 +81,10 @@ def test_two_boards_given_one_table_are_told_so(tmp_path: Path,
         asyncio.run(scenario())
     finally:
         broker.stop()
+    # (Not asserted: asyncio's "Future exception was never retrieved" from aiomqtt 2.5.1.
+    # publisher._disconnection_seen reads the reason it leaves unread, which took it from
+    # every run of this test to about one in six; the rest comes from a connection taken
+    # over during aiomqtt's own connect, out of reach: empicano/aiomqtt#375.)
     warned = [r.getMessage() for r in caplog.records if "another client" in r.getMessage()]
     assert warned and "a second board with the same [event] event and table" in warned[0]
     assert f"127.0.0.1:{broker.port}" in warned[0]
