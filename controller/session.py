@@ -110,6 +110,7 @@ class _Staged:
     game: Game[Any] | None = None
     help: BoardHelp | None = None
     restoring: int | None = None
+    clock_held_for_board: bool = False  # (with the clock: paused by on_fault, to resume)
 
 
 def check_startup(
@@ -235,12 +236,12 @@ class Session:
         fx = Effects()
         if self.disconnected is not None:
             self.disconnected = None
-            again = ""
-            if self._clock_held_for_board and self.clock is not None:
-                self.clock.resume(now)
-                again = " The clocks run again."
+            fx += Effects(log=("Board reconnected; resynchronised from a full reading.",))
+        if self._clock_held_for_board:  # (staged: a reading put back still resumes them)
             self._clock_held_for_board = False
-            fx += Effects(log=(f"Board reconnected; resynchronised from a full reading.{again}",))
+            if self.clock is not None:
+                self.clock.resume(now)
+                fx += Effects(log=("The clocks run again.",))
         if self.tray:
             cells, uncertain = tray_reading(self.game.view("identity"), cells, self.tray,
                                             uncertain)
@@ -507,6 +508,7 @@ class Session:
         if staged.help is not None:
             self.help = staged.help
         self.restoring = staged.restoring
+        self._clock_held_for_board = staged.clock_held_for_board
         self.inference.reset()
 
     def cannot_record(self, problem: str, now: float) -> Effects:
@@ -530,7 +532,7 @@ class Session:
             copy.deepcopy(self.clock), self.result, self.last_move, list(self.flags),
             self._mismatch_recorded, self._last_clock_write, self._last_frame,
             (self.window, self._window_player), self._ending, help=replace(self.help),
-            restoring=self.restoring)
+            restoring=self.restoring, clock_held_for_board=self._clock_held_for_board)
 
     def _touch_game(self) -> None:
         """The game is about to change: keep a copy to put back (once per input)."""

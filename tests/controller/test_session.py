@@ -217,9 +217,26 @@ def test_the_clocks_wait_while_the_board_is_disconnected() -> None:
     fx = s.tick(300.0, 300.0)
     assert "timeout" not in kinds(fx) and s.game.outcome() is None
     fx = s.on_snapshot(reading(s.game, "identity"), 300.0, 300.0)
-    assert "The clocks run again." in fx.log[0] and s.clock.running
+    assert fx.log[:2] == ("Board reconnected; resynchronised from a full reading.",
+                          "The clocks run again.") and s.clock.running
     left = s.clock.move_remaining(300.0)
     assert left is not None and abs(left - (60 - 8.9)) < 0.01  # only the time before it
+
+
+def test_clocks_held_for_the_board_run_again_after_a_failed_write_at_reconnection() -> None:
+    # The board comes back showing a move, and the disk refuses it: the session is put
+    # back as it was, clocks paused, and must still know to run them at the next reading
+    # (it forgot, and the clocks stayed paused for the rest of the game).
+    s = tessere_session("lose", settle=0.0)  # a reading is taken as it comes
+    s.start(0.0, 0.0)
+    see(s, reading(s.game, "identity", c3="RY"), 0.0)
+    s.on_fault("unplugged", 10.0)
+    fx = s.on_snapshot(reading(s.game, "identity", c3="RY", d4="GB"), 20.0, 20.0)
+    assert "action" in kinds(fx)  # the move is confirmed: its entry goes to the journal ...
+    s.rollback()  # ... which cannot be written
+    assert s.clock is not None and not s.clock.running
+    see(s, reading(s.game, "identity", c3="RY", d4="GB"), 30.0)
+    assert s.clock.running and len(s.game.history) == 2
 
 
 def test_the_move_limit_warns_under_warn() -> None:
