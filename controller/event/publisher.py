@@ -370,7 +370,7 @@ async def keep_connected(connect: Callable[[], aiomqtt.Client],
     delay = BACKOFF_FIRST
     retries = QuietRetries(BACKOFF_MAX)  # a broker down all evening: a few lines, not 120/h
     loop = asyncio.get_running_loop()
-    taken = 0  # connections in a row the broker closed as soon as it opened them
+    taken = 0  # connections in a row the broker closed soon after opening them
     while True:
         opened: float | None = None
         client: aiomqtt.Client | None = None
@@ -394,6 +394,8 @@ async def keep_connected(connect: Callable[[], aiomqtt.Client],
             if said is not None:
                 log.warning("event broker %s:%s: %s; %s", config.host, config.port, exc, said)
         except Exception:
+            if opened is not None and loop.time() - opened >= TAKEN_OVER_SECONDS:
+                delay = BACKOFF_FIRST  # a bug after a while of service: from the shortest
             log.exception("%s failed; trying again in %.1f s", what, delay)
         finally:
             _disconnection_seen(client)

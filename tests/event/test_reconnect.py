@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
+from typing import cast
 
 import aiomqtt
 import pytest
@@ -88,3 +89,39 @@ def test_two_boards_given_one_table_are_told_so(tmp_path: Path,
     warned = [r.getMessage() for r in caplog.records if "another client" in r.getMessage()]
     assert warned and "a second board with the same [event] event and table" in warned[0]
     assert f"127.0.0.1:{broker.port}" in warned[0]
+
+
+def test_a_failure_after_a_while_of_service_retries_from_the_shortest_pause(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A bug (not the broker) ending a connection that had served a while: the next try
+    # comes after the shortest pause, as after a broker outage, not after a grown one.
+    tries, pauses = 0, []
+    real_sleep = asyncio.sleep
+
+    class Connection:
+        async def __aenter__(self) -> Connection:
+            return self
+
+        async def __aexit__(self, *exc: object) -> None:
+            return None
+
+    def connect() -> aiomqtt.Client:
+        nonlocal tries
+        tries += 1
+        if tries > 6:
+            raise asyncio.CancelledError
+        return cast(aiomqtt.Client, Connection())
+
+    async def serve(client: aiomqtt.Client) -> None:
+        raise RuntimeError("a bug in serving")
+
+    async def no_wait(seconds: float) -> None:
+        pauses.append(seconds)
+        await real_sleep(0)
+
+    monkeypatch.setattr(asyncio, "sleep", no_wait)
+    monkeypatch.setattr(publisher, "TAKEN_OVER_SECONDS", 0.0)  # every connection "a while"
+    config = EventConfig(enabled=True, host="broker.example", port=1883)
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(publisher.keep_connected(connect, serve, lambda: None, config, "table"))
+    assert len(pauses) == 6 and max(pauses) <= publisher.BACKOFF_FIRST * 1.2
