@@ -173,6 +173,10 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
 
 
 def _cmd_vision(args: argparse.Namespace) -> int:
+    if args.game is not None:  # an alias (checkers, mill), as `play` and the config take
+        from tavola.games import game_class
+
+        args.game = game_class(args.game).name
     try:
         if args.vision_command == "markers":
             from tavola.vision.markers import write_marker_sheet

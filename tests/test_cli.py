@@ -186,6 +186,28 @@ def test_vision_markers_and_classify(tmp_path: Path, capsys: pytest.CaptureFixtu
         {c: t for c, t in rendered.cells.items() if t}
 
 
+def test_vision_takes_the_games_aliases(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """`--game checkers` (an alias `tavola play` and the config take) reads as draughts;
+    an unknown name is told the games and aliases."""
+    cv2 = pytest.importorskip("cv2")
+    from tavola.vision.render import Conditions, random_position, render
+
+    rendered = render("draughts", random_position("draughts", random.Random(3)),
+                      Conditions(seed=3))
+    image = tmp_path / "board.png"
+    cv2.imwrite(str(image), rendered.image)
+    assert main(["vision", "classify", str(image), "--game", "Checkers", "--json"]) == 0
+    cells = json.loads(capsys.readouterr().out)["cells"]
+    assert set(cells) == set(rendered.cells)
+    sheet = tmp_path / "m.svg"
+    assert main(["vision", "markers", "--game", "mill", "-o", str(sheet)]) == 0
+    assert "morris" in sheet.read_text()
+    assert main(["vision", "classify", str(image), "--game", "chess"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown game 'chess'" in err and "checkers" in err
+
+
 def test_run_takes_game_parameters_like_play(tmp_path: Path) -> None:
     """4-player Quixo on the daemon: `-p players=4`, as with `tavola play`."""
     proc = subprocess.Popen(
