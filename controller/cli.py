@@ -173,36 +173,50 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
 
 
 def _cmd_vision(args: argparse.Namespace) -> int:
-    if args.game is not None:  # an alias (checkers, mill), as `play` and the config take
-        from tavola.games import game_class
+    from tavola.games import game_class  # an alias (checkers, mill), as `play` takes
 
-        args.game = game_class(args.game).name
     try:
         if args.vision_command == "markers":
             from tavola.vision.markers import write_marker_sheet
 
-            path = write_marker_sheet(args.output, cell_mm=args.cell_mm, game=args.game)
+            path = write_marker_sheet(args.output, cell_mm=args.cell_mm,
+                                      game=args.game and game_class(args.game).name)
             print(f"Wrote {path}: print it at 100% scale (check the 50 mm bar), cut the four "
                   f"markers out and put each beyond its corner of the board (docs/vision.md).")
             return 0
         from tavola.vision import commands
 
+        game = game_class(args.game).name
         if args.vision_command == "calibrate":
-            commands.calibrate(args.image, args.game, args.position, args.output,
-                               players=args.players)
+            position = (_start_position(game, args.players) if args.position == "start"
+                        else args.position)
+            commands.calibrate(args.image, game, position, args.output, players=args.players)
             print(f"Wrote {args.output}.")
         elif args.vision_command == "check":
-            report = commands.check(args.image, args.game, source=args.source,
+            report = commands.check(args.image, game, source=args.source,
                                     players=args.players, calibration_path=args.calibration)
             print(report)
             return 0 if report.ok else 1
         else:
-            print(commands.classify(args.image, args.game, args.calibration,
+            print(commands.classify(args.image, game, args.calibration,
                                     as_json=args.json, players=args.players))
         return 0
     except ImportError as exc:
         raise ValueError(f"the camera needs OpenCV: pip install 'tavola[vision]' ({exc})") \
             from exc
+
+
+def _start_position(game: str, players: int) -> dict[str, str]:
+    """``calibrate --position start``: the game's start position (draughts' 24 men, Quixo's
+    blank cubes), so the commonest calibration needs no position file written by hand."""
+    from tavola.games import new_game
+
+    start = new_game(game, **({"players": players} if players != 2 else {})).view("identity")
+    if not any(start.values()):
+        raise ValueError(f"{game}'s start position shows no pieces to learn: put one piece "
+                         f"of each kind on the board and give their position file "
+                         f"(docs/vision.md, Calibration)")
+    return dict(start)
 
 
 def _journal(args: argparse.Namespace) -> Any:
@@ -372,7 +386,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "known position")
     v.add_argument("image")
     v.add_argument("--game", required=True)
-    v.add_argument("--position", required=True, help='JSON {"cells": {"a1": "RY", ...}}')
+    v.add_argument("--position", required=True, help='JSON {"cells": {"a1": "RY", ...}}, or '
+                   '"start": the game\'s start position (draughts, Quixo)')
     v.add_argument("-o", "--output", required=True, help="the calibration file to write")
     v.add_argument("--players", type=int, default=2)
     v = vsub.add_parser("check", help="judge the camera's setup from one picture: markers, "

@@ -208,6 +208,31 @@ def test_vision_takes_the_games_aliases(tmp_path: Path,
     assert "unknown game 'chess'" in err and "checkers" in err
 
 
+def test_vision_calibrates_from_the_start_position(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """`calibrate --position start`: draughts' start needs no position file; a game whose
+    start shows no pieces says what to do instead."""
+    cv2 = pytest.importorskip("cv2")
+    from tavola.games import new_game
+    from tavola.vision.render import Conditions, render
+
+    start = new_game("draughts").view("identity")
+    image = tmp_path / "start.png"
+    cv2.imwrite(str(image), render("draughts", start, Conditions(seed=5)).image)
+    calib = tmp_path / "calib.json"
+    assert main(["vision", "calibrate", str(image), "--game", "checkers", "--position", "start",
+                 "-o", str(calib)]) == 0
+    assert json.loads(calib.read_text())["game"] == "draughts"
+    assert f"Wrote {calib}" in capsys.readouterr().out
+    assert main(["vision", "classify", str(image), "--game", "draughts", "--calibration",
+                 str(calib), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cells"] == start
+    assert main(["vision", "calibrate", str(image), "--game", "morris", "--position", "start",
+                 "-o", str(tmp_path / "m.json")]) == 2
+    assert "shows no pieces to learn" in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()
+
+
 def test_run_takes_game_parameters_like_play(tmp_path: Path) -> None:
     """4-player Quixo on the daemon: `-p players=4`, as with `tavola play`."""
     proc = subprocess.Popen(

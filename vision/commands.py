@@ -34,14 +34,14 @@ log = logging.getLogger("tavola.vision")
 PathLike = str | os.PathLike[str]
 
 
-def calibrate(image_path: PathLike, game: str, position_path: PathLike, out_path: PathLike, *,
-              players: int = 2) -> Calibration:
-    """Measure the pieces in the picture ``image_path`` of the known position in
-    ``position_path`` and write the calibration to ``out_path``. Cells that still read
-    otherwise (one in fifty is tolerated) are named in a warning on stderr."""
+def calibrate(image_path: PathLike, game: str, position: PathLike | Mapping[str, str],
+              out_path: PathLike, *, players: int = 2) -> Calibration:
+    """Measure the pieces in the picture ``image_path`` of the known ``position`` (a
+    position file, or its cells) and write the calibration to ``out_path``. Cells that
+    still read otherwise (one in fifty is tolerated) are named in a warning on stderr."""
     _check_game(game)
     image = _image(image_path)
-    cells = _position(position_path)
+    cells = dict(position) if isinstance(position, Mapping) else _position(position)
     result = measure(image, game, cells, players=players)
     try:
         result.save(out_path)
