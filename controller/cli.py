@@ -238,7 +238,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
               (f"; it holds {besides}." if besides else "."))
     for r in records:
         variant = f" ({r.variant})" if r.variant else ""
-        print(f"{r.id}  {r.date}  {r.game}{variant}  {r.score} {r.reason}  {r.actions} actions")
+        print(f"{r.id}  {r.date} UTC  {r.game}{variant}  {r.score} {r.reason}  {r.actions} actions")
     return 0
 
 

@@ -131,6 +131,20 @@ def test_games_says_where_it_looked_and_what_is_unfinished(
     assert "1 put aside unfinished (tavola run --resume g1)." in capsys.readouterr().out
 
 
+def test_games_lists_a_finished_game_with_its_time_zone(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The start time is UTC, as in the id: unlabelled, a club an hour off UTC read it as
+    its own time."""
+    from tavola.journal import Journal
+
+    from .controller.test_journal import finished_tessere
+
+    game_id = finished_tessere(Journal(tmp_path))
+    assert main(["games", "--journal", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == f"{game_id}  2024-05-01 14:30 UTC  tessere  0-1 line  " \
+        "4 actions\n"
+
+
 def test_a_saved_game_that_cannot_be_loaded_is_named(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Before: a bare JSON error without the file, and `tavola play draughts --load
