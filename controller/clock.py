@@ -384,7 +384,9 @@ class Clock:
         """Charge the time since the last settle to the running player and move timer."""
         if self._running and self._turn is not None:
             spent = self._elapsed(now)
-            self._left[self._turn] -= spent
+            # Never below 0: a player out of time stays at 0, so time the referee adds
+            # after a withdrawn loss on time is not eaten by the wait at 0:00.
+            self._left[self._turn] = max(0.0, self._left[self._turn] - spent)
             self._move_left -= spent
         self._since = now
 

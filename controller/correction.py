@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from tavola.games import Capability, Game
+from tavola.games import Capability, Game, Reason
 
 
 class Refused(ValueError):
@@ -28,8 +28,9 @@ def intended_actions(game: Game[Any], ply: int, moves: Sequence[str]) -> list[An
     played = len(game.history)
     declared = game.adjudicated
     if declared is not None:  # the referee's word, withdrawn only by the referee's word
-        raise Refused(f"The result was declared ({declared.reason}): withdraw the result "
-                      f"first, then correct the game.")
+        how = ("The game was lost on time" if declared.reason == Reason.TIME else
+               f"The result was declared ({declared.reason})")
+        raise Refused(f"{how}: withdraw the result first, then correct the game.")
     if not 0 <= ply <= played:
         raise Refused(f"There is no ply {ply}: the game is at ply {played}.")
     probe = game.copy()

@@ -173,7 +173,7 @@ class Inference:
         self.grace = grace
         self.leftovers: dict[str, str] = {}  # captured pieces still standing: cell -> reading
         self._expect: Expectations | None = None
-        self._expect_key: tuple[int, str] | None = None
+        self._expect_key: tuple[int, str, bool] | None = None
         self._bases: dict[int, Expectations] = {}
         self._reading: dict[str, str] | None = None
         self._uncertain: frozenset[str] = frozenset()
@@ -194,7 +194,10 @@ class Inference:
 
     def expectations(self, game: Game[Any]) -> Expectations:
         """The expectations of the game's position (cached until the game changes)."""
-        key = (len(game.history), str(game.history[-1]) if game.history else "")
+        # The outcome too: a result declared or withdrawn (a loss on time taken back)
+        # changes what is legal without a move, and a game over expects nothing.
+        key = (len(game.history), str(game.history[-1]) if game.history else "",
+               game.outcome() is None)
         if self._expect is None or self._expect_key != key:
             self._expect = Expectations.of(game, self.capability)
             self._expect_key = key

@@ -36,6 +36,7 @@ targets and ``hint`` off (docs/config.md).
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -354,6 +355,11 @@ class Session:
             return Effects(log=("There is no game clock to correct ([clock] mode).",))
         if not 0 <= player < self.game.num_players:
             return Effects(log=(f"No player {player}.",))
+        if not math.isfinite(seconds):
+            return Effects(log=(f"Not a number of seconds: {seconds}.",))
+        if self.game.outcome() is not None:  # a clock no longer counts: time changes nothing
+            return Effects(log=("The game is over: withdraw the result first (a loss on time "
+                                "too), then give the time.",))
         self.clock.add_time(player, seconds, now)
         return self._clock_written(now, wall)
 

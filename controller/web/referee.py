@@ -6,6 +6,7 @@ is written.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -67,7 +68,10 @@ def perform(host: Host, request: Request) -> str:
                                       request.command))
             return "New game started."
         if action == "hints":  # under the arbiter policy, hints only when allowed here
-            allowed = fields.get("allow", "") == "on"
+            allow = fields.get("allow", "")
+            if allow not in ("on", "off"):
+                return f"Refused: allow must be on or off, got {allow!r}."
+            allowed = allow == "on"
             fx = session.allow_hints(allowed, now)
             what = "allow hints" if allowed else "forbid hints"
             host.apply(Effects(journal=(RefereeEntry(what, request.who, reason, wall, now),))
@@ -86,7 +90,7 @@ def perform(host: Host, request: Request) -> str:
             what = f"play {move}"
         elif action == "clock":
             player = _whole(fields, "player")
-            seconds = float(fields.get("seconds", ""))
+            seconds = _seconds(fields.get("seconds", ""))
             fx = session.adjust_clock(player, seconds, now, wall)
             name = session.game.player_names[player] if 0 <= player < len(
                 session.game.player_names) else str(player)
@@ -98,7 +102,9 @@ def perform(host: Host, request: Request) -> str:
             outcome = _outcome(fields.get("kind", ""), fields.get("winner", ""),
                                session.game.num_players)
             fx = session.declare(outcome, now, wall)
-            what = f"result {fields.get('kind')} {fields.get('winner', '')}".strip()
+            said = ("draw" if outcome.winner is None else
+                    f"{fields.get('kind')} {session.game.player_names[outcome.winner]}")
+            what = f"result {said}"
         elif action == "withdraw":  # the referee's declared result, taken back
             fx = session.withdraw_result(now, wall)
             what = "withdraw result"
@@ -172,12 +178,29 @@ def _whole(fields: Mapping[str, str], key: str) -> int:
         raise ValueError(f"{key} must be a whole number, got {text!r}") from None
 
 
+# An hour a step is far more than any correction (a phone call, a clock knocked over):
+# a larger figure is a slip of the keyboard, and nan or inf would break the clock.
+MAX_CLOCK_STEP = 3600.0
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text.strip())
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or abs(seconds) > MAX_CLOCK_STEP:
+        raise ValueError(f"seconds must be a number of seconds from {-MAX_CLOCK_STEP:g} to "
+                         f"{MAX_CLOCK_STEP:g} (negative takes time away), e.g. 60; got "
+                         f"{text!r}")
+    return seconds
+
+
 def _outcome(kind: str, winner: str, players: int) -> Outcome:
     if kind == "draw":
         return Outcome(None, Reason.ADJUDICATION)
     if kind not in RESULT_KINDS:
         raise ValueError(f"kind must be one of {', '.join(RESULT_KINDS)}, got {kind!r}")
-    index = int(winner)
+    index = _whole({"winner": winner}, "winner")
     if not 0 <= index < players:
         raise ValueError(f"winner must be a player 0..{players - 1}, got {winner!r}")
     return Outcome(index, Reason.FORFEIT if kind == "forfeit" else Reason.ADJUDICATION,

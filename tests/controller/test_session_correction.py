@@ -222,3 +222,60 @@ def test_the_console_withdraws_a_declared_result_with_who_and_why() -> None:
     assert [e.TYPE for e in host.written] == ["referee", "result", "referee", "withdrawn"]
     assert host.written[2].action == "withdraw result"
     assert perform(host, Request("withdraw", {}, "referee@test")).startswith("Refused: ")
+
+
+def test_a_withdrawn_loss_on_time_takes_the_flagged_players_moves_again() -> None:
+    # The inference's cached expectations of the position were those of the game over (no
+    # move legal), keyed only by the moves played: after the withdrawal and the referee's
+    # seconds, every legal move of the player was an illegal position, flagged.
+    from tavola.clock import Clock, ClockSpec
+
+    s = morris_session(policy="arbiter", hints=False,
+                       clock=Clock(ClockSpec("sudden-death", minutes=0.25)))
+    s.start(0.0, 0.0)
+    see(s, reading(s.game, d2="#"), 1.0)  # Black's clock runs from 1.1
+    fx = s.tick(17.0, 17.0) + s.tick(17.5, 17.5)
+    assert "Black loses on time." in fx.log and s.game.outcome() is not None
+    see(s, reading(s.game, d2="#"), 18.0)  # the board reports while the game is over
+    refused = s.correct(0, [], 19.0, 19.0)  # nobody declared it: not "declared (time)"
+    assert refused.log == ("The game was lost on time: withdraw the result first, then "
+                           "correct the game.",)
+    assert kinds(s.withdraw_result(20.0, 20.0)) == ["withdrawn"]
+    s.adjust_clock(1, 60, 30.0, 30.0)
+    assert s.clock is not None and s.clock.remaining(1, 30.0) == 60.0  # not 60 less the wait
+    fx = see(s, reading(s.game, d2="#", a1="#"), 31.0)
+    assert kinds(fx) == ["action"] and [str(m) for m in s.game.history] == ["d2", "a1"]
+    assert s.flags == [0, 0]
+
+
+def test_the_console_refuses_clock_steps_that_are_not_a_correction() -> None:
+    # nan set Black's clock to 0 saying "+nan s", 1e308 showed a 300-digit clock, and an
+    # empty field answered "could not convert string to float: ''".
+    from tavola.clock import Clock, ClockSpec
+
+    s = morris_session(policy="arbiter", hints=False,
+                       clock=Clock(ClockSpec("fischer", minutes=10, increment=5)))
+    s.start(0.0, 0.0)
+    host = _Host(s)
+    for seconds in ("nan", "inf", "-inf", "1e308", "3601", "", "ten"):
+        said = perform(host, Request("clock", {"player": "1", "seconds": seconds}, "ref"))
+        assert said.startswith("Refused: seconds must be a number of seconds from -3600 to "
+                               "3600"), said
+    assert host.written == [] and s.clock is not None and s.clock.remaining(1, 1.0) == 600.0
+    assert perform(host, Request("clock", {"player": "1", "seconds": "-30"}, "ref")) \
+        == "Done: clock -30 s Black."
+    assert perform(host, Request("hints", {"allow": "maybe"}, "ref")) \
+        == "Refused: allow must be on or off, got 'maybe'."
+    assert perform(host, Request("result", {"kind": "win", "winner": "x"}, "ref")) \
+        == "Refused: winner must be a whole number, got 'x'"
+    # The incident names the player, and a draw no winner ("result draw 0" before).
+    assert perform(host, Request("result", {"kind": "forfeit", "winner": "1"}, "ref")) \
+        .startswith("Game over")
+    assert host.written[-2].action == "result forfeit Black"
+    # Over, a clock counts no more: "Done" changed nothing, and the journal had none of it.
+    said = perform(host, Request("clock", {"player": "0", "seconds": "60"}, "ref"))
+    assert said == ("Refused: The game is over: withdraw the result first (a loss on time "
+                    "too), then give the time.")
+    perform(host, Request("withdraw", {}, "ref"))
+    perform(host, Request("result", {"kind": "draw", "winner": "0"}, "ref"))
+    assert [e.action for e in host.written if isinstance(e, RefereeEntry)][-1] == "result draw"
