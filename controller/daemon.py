@@ -429,13 +429,21 @@ class Daemon:
         self._apply(fx)
 
     def new_game(self, note: RefereeEntry) -> None:
-        """The referee starts the configured game afresh; ``note`` says who and why."""
+        """The referee starts the configured game afresh; ``note`` says who and why, in the
+        game it ends, or (between rounds: the last one is filed) in the one it starts."""
+        before = self.journal.in_progress()
         try:
-            self.journal.append(note)
+            if before:
+                self.journal.append(note)
         except OSError as exc:
             self._apply(self.session.cannot_record(_problem(exc), self.clock()))
             return
         self._start_new_game()
+        if not before and self.journal.in_progress():
+            try:
+                self.journal.append(note)
+            except OSError as exc:
+                self._apply(self.session.cannot_record(_problem(exc), self.clock()))
 
     async def _sense(self) -> None:
         async for event in self.sensor.events():

@@ -336,6 +336,27 @@ def test_the_referee_starts_a_new_game(tmp_path: Path) -> None:
     assert entries[-1]["type"] == "result"
 
 
+def test_the_referee_starts_the_next_game_once_one_has_ended(tmp_path: Path) -> None:
+    # Between rounds, the usual case: refused with "no game in progress: begin() one first",
+    # the note having nowhere to go. It goes in the game it starts.
+    async def scenario() -> None:
+        async with web_daemon(tmp_path) as (daemon, url), aiohttp.ClientSession() as http:
+            token = await login(http, url)
+            response = await http.post(f"{url}/referee/action", data={
+                "csrf": token, "action": "result", "kind": "forfeit", "winner": "1"})
+            assert "Game over" in await response.text()
+            await until(lambda: not (tmp_path / "journal" / "current.jsonl").exists())
+            response = await http.post(f"{url}/referee/action", data={
+                "csrf": token, "action": "new", "reason": "round 2"})
+            assert "New game started." in await response.text()
+            assert daemon.session.game.outcome() is None
+            entries = journal_lines(tmp_path)
+            assert [e["type"] for e in entries] == ["start", "referee"]
+            assert (entries[1]["action"], entries[1]["reason"]) == ("new game", "round 2")
+
+    asyncio.run(scenario())
+
+
 def test_the_seat_links_are_printed_and_a_seat_asks_for_a_hint(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with web_daemon(tmp_path, "sequence-kids") as (daemon, url), \
