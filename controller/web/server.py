@@ -352,15 +352,27 @@ class WebServer:
     async def record(self, request: web.Request) -> web.Response:
         """The game in progress's record (else the last finished one): as ``tavola
         export`` writes it (PDN for draughts), or with ``?format=jsonl`` as the journal
-        holds the game in progress."""
+        holds it."""
         if self._referee(request) is None:
             raise web.HTTPForbidden(text="log in at /referee first")
-        if request.query.get("format") == "jsonl":
-            path = self.board.journal.current
-            body = path.read_bytes() if path.exists() else b""
-            return web.Response(body=body, content_type="application/x-ndjson", headers={
-                "Content-Disposition": 'attachment; filename="tavola-game.jsonl"'})
         journal = self.board.journal
+        if request.query.get("format") == "jsonl":
+            # The same game as the export: once it ended, the one just filed (this was an
+            # empty file then).
+            game_id = journal.current_id() if journal.in_progress() else None
+            path = journal.current
+            if game_id is None:
+                finished = journal.records()
+                if not finished:
+                    raise web.HTTPNotFound(text="no game recorded yet")
+                game_id = finished[-1].id
+                path = journal.games / f"{game_id}.jsonl"
+            try:
+                body = path.read_bytes()
+            except OSError as exc:
+                raise web.HTTPConflict(text=f"the record cannot be read: {exc}") from None
+            return web.Response(body=body, content_type="application/x-ndjson", headers={
+                "Content-Disposition": f'attachment; filename="tavola-{game_id}.jsonl"'})
         try:
             record = journal.resume()
             if record is None:  # the game just ended and is filed: the newest one

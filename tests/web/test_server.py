@@ -478,6 +478,16 @@ def test_the_console_downloads_the_record_in_its_notation(tmp_path: Path) -> Non
             raw = await (await http.get(f"{url}/referee/record?format=jsonl")).text()
             assert [json.loads(line)["type"] for line in raw.splitlines()][:2] == [
                 "start", "action"]
+            # Once the game ended, the one just filed (an empty file before), by its id.
+            game_id = json.loads(raw.splitlines()[0])["id"]
+            await http.post(f"{url}/referee/action", data={
+                "csrf": token, "action": "result", "kind": "forfeit", "winner": "0"})
+            await until(lambda: not (tmp_path / "journal" / "current.jsonl").exists())
+            response = await http.get(f"{url}/referee/record?format=jsonl")
+            assert response.headers["Content-Disposition"] == \
+                f'attachment; filename="tavola-{game_id}.jsonl"'
+            types = [json.loads(line)["type"] for line in (await response.text()).splitlines()]
+            assert types[:2] == ["start", "action"] and types[-1] == "result"
 
     asyncio.run(scenario())
 
