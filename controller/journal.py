@@ -255,6 +255,11 @@ class Journal:
         self._filed = self._move(self.games)
         return self._filed
 
+    @property
+    def filed_last(self) -> Path | None:
+        """The file of the game this journal filed last, while it is still there."""
+        return self._filed if self._filed is not None and self._filed.is_file() else None
+
     def reopen(self) -> None:
         """Make the game :meth:`file` filed last the game in progress again: the referee
         withdraws its result (docs/web.md) while it is still the board's game. The record

@@ -24,8 +24,8 @@ from aiohttp import web
 from tavola.config import WebConfig
 from tavola.export import export_record
 from tavola.hardware.layout import Layout
-from tavola.journal import Journal
-from tavola.record import RecordError
+from tavola.journal import Journal, read_record
+from tavola.record import Record, RecordError
 from tavola.web import pages
 from tavola.web.auth import RateLimited, Referees, RefereeSession, csrf_ok
 from tavola.web.qr import svg_qr, terminal_qr
@@ -288,7 +288,7 @@ class WebServer:
         if session is None:
             return _html(pages.login_page(nonce, enabled=self.referees.enabled))
         try:
-            record = self.board.journal.resume()
+            record = self._shown_record()
         except RecordError:  # the daemon says so on its own; the console still works
             record = None
         log_ = incidents(list(record.entries) if record is not None else [])
@@ -349,6 +349,19 @@ class WebServer:
         self.publish()
         raise web.HTTPSeeOther(f"/referee?msg={quote(said[:300])}")
 
+    def _shown_record(self) -> Record | None:
+        """The game the console shows: the one in progress, else (it just ended and is
+        filed) the newest finished one, so its incidents and record stay in reach until
+        the next game starts; None before any game."""
+        journal = self.board.journal
+        record = journal.resume()
+        if record is None and journal.filed_last is not None:
+            record = read_record(journal.filed_last)
+        elif record is None:  # (none filed since the start: read them all, once)
+            finished = journal.records()
+            record = journal.load(finished[-1].id) if finished else None
+        return record
+
     async def record(self, request: web.Request) -> web.Response:
         """The game in progress's record (else the last finished one): as ``tavola
         export`` writes it (PDN for draughts), or with ``?format=jsonl`` as the journal
@@ -359,14 +372,13 @@ class WebServer:
         if request.query.get("format") == "jsonl":
             # The same game as the export: once it ended, the one just filed (this was an
             # empty file then).
-            game_id = journal.current_id() if journal.in_progress() else None
-            path = journal.current
-            if game_id is None:
-                finished = journal.records()
-                if not finished:
-                    raise web.HTTPNotFound(text="no game recorded yet")
-                game_id = finished[-1].id
-                path = journal.games / f"{game_id}.jsonl"
+            try:
+                shown = self._shown_record()
+            except RecordError as exc:
+                raise web.HTTPConflict(text=f"the record cannot be read: {exc}") from None
+            if shown is None:
+                raise web.HTTPNotFound(text="no game recorded yet")
+            game_id, path = shown.id, shown.path or journal.current
             try:
                 body = path.read_bytes()
             except OSError as exc:
@@ -374,14 +386,11 @@ class WebServer:
             return web.Response(body=body, content_type="application/x-ndjson", headers={
                 "Content-Disposition": f'attachment; filename="tavola-{game_id}.jsonl"'})
         try:
-            record = journal.resume()
-            if record is None:  # the game just ended and is filed: the newest one
-                finished = journal.records()
-                if not finished:
-                    raise web.HTTPNotFound(text="no game recorded yet")
-                record = journal.load(finished[-1].id)
+            record = self._shown_record()
         except RecordError as exc:
             raise web.HTTPConflict(text=f"the record cannot be read: {exc}") from None
+        if record is None:
+            raise web.HTTPNotFound(text="no game recorded yet")
         suffix = "pdn" if record.header.game == "draughts" else "txt"
         return web.Response(text=export_record(record), content_type="text/plain",
                             charset="utf-8", headers={

@@ -342,16 +342,24 @@ def test_the_referee_starts_the_next_game_once_one_has_ended(tmp_path: Path) -> 
     async def scenario() -> None:
         async with web_daemon(tmp_path) as (daemon, url), aiohttp.ClientSession() as http:
             token = await login(http, url)
+            daemon.console_line("d2")
+            await until(lambda: len(daemon.session.game.history) == 1)
             response = await http.post(f"{url}/referee/action", data={
-                "csrf": token, "action": "result", "kind": "forfeit", "winner": "1"})
+                "csrf": token, "action": "undo", "ply": "0", "reason": "misplaced"})
+            assert "ply 0" in await response.text()  # an incident: the referee's correction
+            response = await http.post(f"{url}/referee/action", data={
+                "csrf": token, "action": "result", "kind": "forfeit", "winner": "0"})
             assert "Game over" in await response.text()
             await until(lambda: not (tmp_path / "journal" / "current.jsonl").exists())
+            # The game just ended keeps its incidents on the console (they were wiped).
+            page = await (await http.get(f"{url}/referee")).text()
+            assert "undo to ply 0" in page.split('id="incidents"')[1]
             response = await http.post(f"{url}/referee/action", data={
                 "csrf": token, "action": "new", "reason": "round 2"})
             assert "New game started." in await response.text()
             assert daemon.session.game.outcome() is None
             entries = journal_lines(tmp_path)
-            assert [e["type"] for e in entries] == ["start", "referee"]
+            assert [e["type"] for e in entries] == ["start", "referee"]  # a fresh game
             assert (entries[1]["action"], entries[1]["reason"]) == ("new game", "round 2")
 
     asyncio.run(scenario())
