@@ -109,7 +109,8 @@ def calibrate(
     are left out of the fit.
 
     ``base``: an earlier calibration whose colours the tokens absent from ``cells`` keep
-    (a refresh during play); without it they keep the nominal colours.
+    (a refresh during play, from a frame read clean); without it they keep the nominal
+    colours, and a picture with a hand or arm over the board is refused.
 
     Raises :class:`~tavola.vision.detect.VisionError` (markers not found, a position that does not
     fit the game, or a picture that still reads differently once calibrated: the position
@@ -124,6 +125,13 @@ def calibrate(
     fix = recogniser.tracker.update(image)
     washed = frozenset(recogniser.blown_cells(image, fix, share=WASHED))
     tops = recogniser.top_down(image, fix)
+    if base is None and recogniser.hand_over(image, fix, tops):
+        # The rim learned here is what hands are told from: learned with an arm across it,
+        # every clean frame after read as a hand, and the board recorded nothing. (A
+        # refresh is given a frame play read clean; against the old rim, the very light
+        # change it follows would pass for a hand.)
+        raise VisionError("a hand or arm is over the board in this picture: take it again "
+                          "with nothing between the camera and the board")
     params = recogniser.reader.calibrate(tops, truth, skip=washed)
     rim = recogniser.rim(image, fix)
     result = Calibration(game, players, params, [[round(float(v), 2) for v in s] for s in rim])

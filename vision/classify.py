@@ -23,7 +23,7 @@ detected against. For each frame it
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -206,7 +206,7 @@ class Recogniser:
         fix = self.tracker.update(image)
         tops = self.top_down(image, fix)
         cells, confidence = self.reader.read(tops)
-        hand = self._hand(image, fix) or self.reader.arm_over(tops)
+        hand = self.hand_over(image, fix, tops)
         blown = self.blown_cells(image, fix)
         for cell in blown:
             if self.reader.GLARE_HIDES_ONLY and cells[cell] not in ("", "."):
@@ -311,8 +311,13 @@ class Recogniser:
             glare.append(share > 0.5)
         return np.concatenate(colours).astype(np.float32), np.concatenate(glare)
 
-    def _hand(self, image: Image, fix: Fix) -> bool:
-        """Whether a hand or arm is over the board: the rim differs from the bare rim.
+    def hand_over(self, image: Image, fix: Fix, tops: Sequence[Float]) -> bool:
+        """Whether a hand or arm is over the board (``tops``: :meth:`top_down`'s cells):
+        across the rim, or an arm over the cells the reader tells."""
+        return self._rim_crossed(image, fix) or self.reader.arm_over(tops)
+
+    def _rim_crossed(self, image: Image, fix: Fix) -> bool:
+        """Whether a hand or arm crosses the rim: it differs from the bare rim.
 
         With a reference of the bare rim (from the calibration, or learned from the first
         clean frames), any segment that changed is a hand. Without one (a single picture),
