@@ -15,6 +15,7 @@ Picamera2 is imported only when asked for, so the module loads on any machine wi
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Iterable
@@ -27,6 +28,8 @@ import numpy as np
 import numpy.typing as npt
 
 Image = npt.NDArray[np.uint8]
+
+log = logging.getLogger("tavola.vision")
 
 # OpenCV's own warnings for a camera that will not open ("[ WARN:0@0.1] global
 # cap_v4l.cpp:915 open VIDEOIO(V4L2:/dev/video5): can't open camera by index", and one per
@@ -137,11 +140,21 @@ class ImageFiles(_Closing):
         self._last_image: Image | None = None
 
     def read(self) -> Image | None:
-        """The next image, or None after the last one."""
-        if self._next >= len(self.paths):
-            return None
-        path = self.paths[self._next]
-        self._next += 1
+        """The next image, or None after the last one. In a directory, a file that cannot
+        be read is skipped with a warning: raised, it made the camera open the directory
+        again, from its first frame, and play the game over and over."""
+        while self._next < len(self.paths):
+            try:
+                return self._read_one(self.paths[self._next])
+            except CameraError as exc:
+                if len(self.paths) == 1:
+                    raise
+                log.warning("%s; skipped", exc)
+            finally:
+                self._next += 1
+        return None
+
+    def _read_one(self, path: Path) -> Image:
         try:
             st = path.stat()  # follows links: a link and its target are one file
         except OSError:

@@ -186,6 +186,22 @@ def test_frame_sources(tmp_path: Path) -> None:
         open_source(str(empty))
 
 
+def test_a_directory_skips_a_file_that_cannot_be_read(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # Raised, it made the camera open the directory again from its first frame: the game
+    # was played over and over, undone and replayed, and the frames after it never came.
+    for name, value in (("0.png", 7), ("2.png", 9)):
+        cv2.imwrite(str(tmp_path / name), np.full((4, 4, 3), value, np.uint8))
+    (tmp_path / "1.png").write_text("not a picture")
+    files = ImageFiles(tmp_path)
+    first, second = files.read(), files.read()
+    assert first is not None and int(first.max()) == 7
+    assert second is not None and int(second.max()) == 9 and files.read() is None
+    assert "1.png could not be read: is it a PNG or JPEG picture?; skipped" in caplog.text
+    with pytest.raises(CameraError, match="could not be read"):  # one file: nothing else
+        ImageFiles(tmp_path / "1.png").read()
+
+
 def test_a_directory_of_links_to_one_picture_is_decoded_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
