@@ -132,6 +132,7 @@ class Daemon:
         self._last_retry = -RETRY_SECONDS
         self._reply: list[str] = []  # the answer to the last console line, shown whole
         self._typed = ""  # a partly read console line
+        self._console_ended = False  # its end of input was read
         self._dirty = False  # the terminal view is older than the state it shows
         self._drawn_status = ""
         self._shown_to: int | None = None  # whose hidden cards the screen may show
@@ -346,7 +347,10 @@ class Daemon:
             await self._start_event()
             if self.console is not None:
                 self._answer(FIRST_SCREEN)
-                loop.add_reader(self.console.fileno(), self._read_console)
+                try:
+                    loop.add_reader(self.console.fileno(), self._read_console)
+                except PermissionError:  # a file or /dev/null (`< commands.txt`): no poll,
+                    loop.call_soon(self._read_console_file)  # always readable: read it all
             sensing = asyncio.create_task(self._sense())
             ticking = asyncio.create_task(self._tick(sensing))
             stop = asyncio.create_task(self.stopping.wait())
@@ -547,13 +551,19 @@ class Daemon:
         except BlockingIOError:
             return
         if not chunk:  # end of input: the last unterminated line still counts
-            asyncio.get_running_loop().remove_reader(fd)
+            asyncio.get_running_loop().remove_reader(fd)  # (False for a file: never added)
+            self._console_ended = True
             lines, self._typed = [self._typed], ""
         else:
             self._typed += chunk.decode("utf-8", errors="replace")
             *lines, self._typed = self._typed.split("\n")
         for line in lines:
             self.console_line(line)
+
+    def _read_console_file(self) -> None:
+        """The console's lines from a regular file, which the event loop cannot poll."""
+        while not self._console_ended:
+            self._read_console()
 
     def console_line(self, line: str) -> None:
         """One typed line: a session command, ``play MOVE``, or a simulated sensor event.

@@ -266,6 +266,28 @@ def test_run_takes_game_parameters_like_play(tmp_path: Path) -> None:
     assert start["params"]["players"] == 4 and len(start["players"]) == 4
 
 
+def test_the_console_reads_its_lines_from_a_file(tmp_path: Path) -> None:
+    """`--console on < commands.txt` stopped the start with "[Errno 1] Operation not
+    permitted": the event loop cannot poll a regular file. Its lines are read at once."""
+    commands = tmp_path / "commands.txt"
+    commands.write_text("d2\n")
+    with commands.open() as stdin:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tavola.cli", "run", "--game", "morris", "--journal",
+             str(tmp_path / "j"), "--console", "on", "--leds", "none"],
+            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        journal = tmp_path / "j" / "current.jsonl"
+        end = time.monotonic() + 15
+        while not (journal.exists() and '"action"' in journal.read_text()):
+            assert proc.poll() is None and time.monotonic() < end, proc.communicate()
+            time.sleep(0.05)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert json.loads(journal.read_text().splitlines()[1])["move"] == "d2"
+
+
 def test_a_mistyped_run_parameter_is_one_line(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "tavola.cli", "run", "-p", "flyin=false", "--journal",
