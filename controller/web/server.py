@@ -33,9 +33,14 @@ from tavola.web.referee import Host, Request, incidents, perform
 from tavola.web.view import public_state, seat_state
 
 log = logging.getLogger("tavola.web")
-# What a loopback-only view says where a phone would need the page.
-LOCAL_ONLY = ("(only this machine can open these pages: [web] listen is on loopback; "
-              'listen = "0.0.0.0:8080" lets the players\' phones on the network in)')
+
+
+def local_only_note(port: int) -> str:
+    """What a loopback-only view says where a phone would need the page: the ``listen``
+    that lets phones in, on the configured port (it said 8080 whatever the port)."""
+    return ("(only this machine can open these pages: [web] listen is on loopback; "
+            f'listen = "0.0.0.0:{port or 8080}" lets the players\' phones on the network in)')
+
 
 COOKIE = "tavola_referee"
 NONCE = web.RequestKey("nonce", str)  # the script nonce of this response
@@ -173,7 +178,7 @@ class WebServer:
     def reach(self) -> str:
         """Who cannot open the pages and the fix, said beside their addresses ('' when
         the network can)."""
-        return LOCAL_ONLY if self.local_only else ""
+        return local_only_note(self.config.port) if self.local_only else ""
 
     def seat_qr_text(self) -> str:
         """Each seat's page as a QR code for the terminal, under the player's name; with

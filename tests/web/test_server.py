@@ -383,6 +383,13 @@ def test_the_seat_links_are_printed_and_a_seat_asks_for_a_hint(tmp_path: Path) -
     asyncio.run(scenario())
 
 
+def test_the_loopback_note_names_the_configured_port() -> None:
+    from tavola.web.server import local_only_note
+
+    assert 'listen = "0.0.0.0:8091" lets' in local_only_note(8091)  # it said 8080
+    assert 'listen = "0.0.0.0:8080" lets' in local_only_note(0)  # an ephemeral port
+
+
 @pytest.mark.parametrize("listen", ["127.0.0.1:0", "0.0.0.0:0"])
 def test_seat_qr_codes_only_where_a_phone_can_open_them(tmp_path: Path, listen: str) -> None:
     """On loopback (the default) a seat's QR code led a phone to its own localhost: the
