@@ -116,10 +116,25 @@ def game_options(backend: str, options: Mapping[str, Any], game: Game[Any]) -> d
         given.setdefault("capability", game.needs)
         given.setdefault("start", game.view("identity"))
     elif backend == "camera":  # it must know which pieces to look for
-        given.setdefault("game", game.name)
+        said = given.setdefault("game", game.name)
+        if said != game.name and _canonical(said) != game.name:  # it read nothing, silently
+            raise ValueError(f"[sensor.options] game = {said!r}, but the game played is "
+                             f"{game.name}: leave the option out (the camera is told the "
+                             f"game being played)")
+        given["game"] = game.name  # (an alias, checkers: the camera knows the names)
         given.setdefault("players", game.num_players)
         given.setdefault("start", game.view("identity"))
     return given
+
+
+def _canonical(name: Any) -> str | None:
+    """The registry name of a game name or alias; None for anything else."""
+    from tavola.games import game_class
+
+    try:
+        return str(game_class(str(name)).name)
+    except ValueError:
+        return None
 
 
 def load_leds(name: str) -> CheckedBackend[LedBackend]:

@@ -98,3 +98,19 @@ def test_tavola_says_it_in_one_line_at_start_up(command: str, tmp_path: Path) ->
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1
     assert "unknown option 'debounse' for the sim sensor; did you mean 'debounce'?" in lines[0]
+
+
+def test_the_cameras_game_option_must_be_the_game_played() -> None:
+    # A config copied from another board ({ game = "tessere" } on a Quixo board): the
+    # camera looked for tessere's pieces and the daemon recorded nothing, with no error.
+    from tavola.games import new_game
+    from tavola.hardware import game_options
+
+    quixo = new_game("quixo")
+    assert game_options("camera", {}, quixo)["game"] == "quixo"
+    assert game_options("camera", {"game": "quixo"}, quixo)["game"] == "quixo"
+    assert game_options("camera", {"game": "checkers"}, new_game("draughts"))["game"] \
+        == "draughts"
+    with pytest.raises(ValueError, match=r"\[sensor.options\] game = 'tessere', but the game "
+                       r"played is quixo: leave the option out"):
+        game_options("camera", {"game": "tessere"}, quixo)
