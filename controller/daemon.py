@@ -538,6 +538,9 @@ class Daemon:
             return
         self._unwritten_start = None  # the old game's first line, never written: gone with it
         self.session = self._new_session(game, self._new_clock(game))
+        read_game = getattr(self.sensor, "read_game", None)
+        if read_game is not None:  # the camera must look for this game's pieces now
+            read_game(game.name, game.num_players, game.view("identity"))
         self._say(f"New game of {game.name} ({game_id}).")
         self._apply(self.session.start(now, wall))
 

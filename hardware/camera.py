@@ -268,6 +268,36 @@ class CameraSensor(Closing):
             else:
                 await asyncio.sleep(0)
 
+    def read_game(self, game: str, players: int, start: Mapping[str, str]) -> None:
+        """Read ``game``'s pieces from now on: the daemon started another game on this
+        board (``new tessere`` on a 5x5 board set up for Quixo; before, the camera went on
+        reading Quixo's cubes and every tessere move was an illegal position). The
+        calibration is kept if it is that game's; otherwise the nominal colours are used
+        (a warning says to calibrate for it)."""
+        with self._frame_lock:
+            old = self.recogniser
+            if (old.game, old.players) == (game, players):
+                return
+            calibration = old.calibration
+            if calibration is not None and calibration.game != game:
+                log.warning("camera: the calibration is for %s, not %s: reading %s's pieces "
+                            "by their nominal colours (tavola vision calibrate --game %s)",
+                            calibration.game, game, game, game)
+                calibration = None
+            self.recogniser = Recogniser(game, players=players, calibration=calibration,
+                                         redetect_every=old.redetect_every, fov=old.fov,
+                                         start=start)
+            known = set(self.recogniser.cells)
+            self._cells = tuple(c for c in self.layout.cells if c in known)
+            self.game = game
+            # What was read of the other game's pieces says nothing of these.
+            self._recent.clear()
+            self._reported = None
+            self._gate = ChangeGate()
+            self._last = None
+            self._clean_frame = None
+            self.setup, self._setup_judged = None, False
+
     def request_snapshot(self) -> None:
         """Report the next agreed reading even if it equals the last one (a resync)."""
         self._reported = None

@@ -474,3 +474,25 @@ def test_a_live_camera_is_judged_once_its_first_frames_have_settled() -> None:
     assert sensor.setup is None
     sensor.feed(image, float(WARM_UP_FRAMES))  # the picture did not change: read no more
     assert sensor.analysed == 1 and sensor.setup is not None and not sensor.setup.ok
+
+
+def test_a_new_game_of_another_kind_is_read_as_that_game() -> None:
+    # `new tessere` on a 5x5 board set up for Quixo: the camera went on reading cubes, and
+    # every tessere move was an illegal position ("a1 should be empty, reads .").
+    cubes = {c: "." for c in Layout.for_game("quixo").cells}
+    checker = {c: "" for c in cubes} | {"c3": "RY"}
+    frames = Frames([frame("quixo", cubes)] * 3 + [frame("tessere", checker)] * 3)
+    sensor = sensor_for("quixo", frames)
+
+    async def run() -> list[dict[str, str]]:
+        seen = []
+        async for event in sensor.events():
+            assert isinstance(event, Snapshot)
+            seen.append(dict(event.cells))
+            if len(seen) == 1:
+                sensor.read_game("tessere", 2, {})
+        return seen
+
+    first, second = asyncio.run(run())
+    assert first == cubes and second == checker
+    assert sensor.game == "tessere" and sensor.recogniser.game == "tessere"

@@ -94,3 +94,27 @@ def test_the_daemon_plays_and_resumes_a_game_read_by_the_camera(tmp_path: Path) 
     record = read_record(tmp_path / "journal" / "current.jsonl")
     assert [e.move for e in record.entries if isinstance(e, ActionEntry)] == first + second
     assert not [e for e in record.entries if isinstance(e, IllegalEntry)]
+
+
+def test_a_new_game_of_another_kind_retargets_the_camera(tmp_path: Path) -> None:
+    # The daemon's half of `new tessere` on a camera board set up for Quixo: the camera is
+    # told the game (it went on reading Quixo's cubes).
+    write_frames(tmp_path / "a", new_game("quixo"), [])
+    config = config_file(tmp_path, tmp_path / "a")
+    config.write_text(config.read_text().replace('name = "tessere"', 'name = "quixo"'))
+
+    async def scenario() -> tuple[str, str]:
+        daemon = Daemon(load_config(config, {}, {}), console=None, out=None, env={})
+        running = asyncio.create_task(daemon.run())
+        try:
+            while not daemon.ready:
+                await asyncio.sleep(0.05)
+            assert isinstance(daemon.sensor, CameraSensor)
+            before = daemon.sensor.recogniser.game
+            daemon.console_line("new tessere")
+            return before, daemon.sensor.recogniser.game
+        finally:
+            daemon.stopping.set()
+            await asyncio.wait_for(running, 30)
+
+    assert asyncio.run(asyncio.wait_for(scenario(), 60)) == ("quixo", "tessere")
