@@ -23,6 +23,7 @@ main{display:flex;flex-wrap:wrap;gap:1.5em} main>div:last-child{flex:1 1 16em}
 form{margin:.3em 0} fieldset{margin:.5em 0} .msg{background:#ffd;padding:.4em}
 #hint:empty{display:none}
 #seats{display:flex;flex-wrap:wrap;gap:1em} .seat svg{background:#fff}
+.offline{background:#fff3cd;border:1px solid #c9a227;padding:.4em .6em}
 table{border-collapse:collapse} td,th{border:1px solid #ccc;padding:.2em .5em}
 """
 
@@ -31,7 +32,16 @@ table{border-collapse:collapse} td,th{border:1px solid #ccc;padding:.2em .5em}
 # board's SVG, which the server escaped.
 SCRIPT = """
 const src = new EventSource(document.body.dataset.events);
+// The browser retries a lost stream by itself; meanwhile the page says that what it shows
+// may be old (a stopped daemon left the last position up as if live).
+const offline = (lost) => {
+  const el = document.getElementById('offline');
+  if (el) el.hidden = !lost;
+};
+src.addEventListener('error', () => offline(true));
+src.addEventListener('open', () => offline(false));
 src.addEventListener('state', (e) => {
+  offline(false);
   const s = JSON.parse(e.data);
   document.getElementById('board').innerHTML = s.svg;
   for (const k of ['status','turn','clocks','last','result','health','hand','hint']) {
@@ -44,6 +54,10 @@ src.addEventListener('state', (e) => {
   document.body.dataset.version = e.lastEventId;  // the tests wait for it
 });
 """
+
+
+OFFLINE = ("The connection to the board is lost: reconnecting. What is shown here may be "
+           "out of date.")
 
 
 def page(title: str, body: str, nonce: str, events: str = "", script: str = SCRIPT) -> str:
@@ -62,7 +76,9 @@ def state_html(state: dict[str, Any], hand: str | None = None) -> str:
     moves = "".join(f"<li>{escape(m)}</li>" for m in state["moves"])
     hand_html = (f'<h2>Your cards</h2><pre id="hand">{escape(hand)}</pre>'
                  if hand is not None else "")
-    return (f'<h1>{escape(state["game"])}</h1><main><div id="board">{state["svg"]}</div>'
+    return (f'<h1>{escape(state["game"])}</h1>'
+            f'<p id="offline" class="offline" hidden>{OFFLINE}</p>'
+            f'<main><div id="board">{state["svg"]}</div>'
             f'<div><p id="status">{escape(state["status"])}</p>'
             f'<p>To move: <span id="turn">{escape(state["turn"])}</span>'
             f'<span id="result">{escape(state["result"])}</span></p>'

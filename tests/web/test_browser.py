@@ -189,3 +189,20 @@ def test_the_referee_corrects_a_move_and_the_view_guides_the_board_back(
         assert [str(m) for m in daemon.session.game.history] == ["d2", "g7"]
 
     run_in_browser(tmp_path, scenario)
+
+
+def test_the_page_says_when_the_board_is_out_of_reach(tmp_path: Path) -> None:
+    # The daemon stopped: the page kept the last position up as if live; only the
+    # browser's console knew. The browser retries by itself meanwhile.
+    async def scenario(browser: Browser, daemon: object, url: str) -> None:
+        from tavola.daemon import Daemon
+        assert isinstance(daemon, Daemon) and daemon.web is not None
+        page = await browser.new_page()
+        await page.goto(f"{url}/")
+        await page.wait_for_function("document.body.dataset.version !== ''")
+        assert await page.locator("#offline").is_hidden()
+        await daemon.web.stop()
+        await page.locator("#offline").wait_for(state="visible")
+        assert "connection to the board is lost" in await page.locator("#offline").inner_text()
+
+    run_in_browser(tmp_path, scenario)
