@@ -538,6 +538,8 @@ class Daemon:
             return
         self._unwritten_start = None  # the old game's first line, never written: gone with it
         self.session = self._new_session(game, self._new_clock(game))
+        self.session.await_setup()
+        self.sensor.request_snapshot()  # what the board shows now: set up, or what is not
         read_game = getattr(self.sensor, "read_game", None)
         if read_game is not None:  # the camera must look for this game's pieces now
             read_game(game.name, game.num_players, game.view("identity"))

@@ -211,6 +211,7 @@ class Session:
         # After a referee's correction: the ply whose position the board must be set to
         # before play goes on (the board still shows the game as it was).
         self.restoring: int | None = None
+        self._setting_up = False  # that wait is a new game's: set up its start position
 
     # ----------------------------------------------------------------- inputs
     def start(self, now: float, wall: float, clock_running: bool = True) -> Effects:
@@ -227,6 +228,15 @@ class Session:
         if self.game.outcome() is not None and self._ending is None:
             self._ending = (now, wall)
         return self._show(now, force=True) + Effects(status=self.status()) + self._think()
+
+    def await_setup(self) -> None:
+        """A new game started on a board that may still show the last one (the referee's
+        or the console's ``new``): until the board shows its start position, its
+        differing cells blink and the status says what to set up, and nothing is taken
+        from the board; before, the first piece touched was an illegal position charged
+        to the first player."""
+        if self.game.outcome() is None and not self.game.history:
+            self.restoring, self._setting_up = 0, True
 
     def on_snapshot(
         self, cells: Mapping[str, str], now: float, wall: float,
@@ -411,6 +421,7 @@ class Session:
         if self._ending is not None:
             fx += self._release(now)
         self.restoring = len(self.game.history) if self.game.outcome() is None else None
+        self._setting_up = False
         if self._sensed is not None and self.game.outcome() is None:
             fx += self._handle(self.inference.update(self.game, None, now), now, wall)
         return fx
@@ -669,9 +680,13 @@ class Session:
         if self.restoring is not None:
             if not (isinstance(result, Pending) and result.in_position):
                 return self._awaiting_restore(now)
+            waited = isinstance(self.result, Mismatch)
             ply, self.restoring = self.restoring, None
-            return Effects(log=(f"The board shows the corrected position (ply {ply}); "
-                                "play on.",)) + self._handle(result, now, wall)
+            said = (() if self._setting_up and not waited else
+                    ("The board is set up for the new game; play.",) if self._setting_up else
+                    (f"The board shows the corrected position (ply {ply}); play on.",))
+            self.result = result
+            return Effects(log=said) + self._handle(result, now, wall)
         self.result = result
         self._refused = frozenset()
         if self.opponent is not None:
@@ -946,8 +961,9 @@ class Session:
             text = f"{game.name}: {expected or game.player_names[game.current_player] + ' to move'}"
             if self.restoring is not None:
                 steps = self.restore_steps()
-                text += (f", the referee corrected the game to ply {self.restoring}: set the "
-                         f"board to it" + (f" ({steps})" if steps else ""))
+                text += (", set up the board for the new game" if self._setting_up else
+                         f", the referee corrected the game to ply {self.restoring}: set the "
+                         f"board to it") + (f" ({steps})" if steps else "")
             elif isinstance(self.result, Mismatch):
                 refused = self.refusal()
                 text += ", board does not match" + (f": {refused}" if refused else "") + (

@@ -336,6 +336,33 @@ def test_the_referee_starts_a_new_game(tmp_path: Path) -> None:
     assert entries[-1]["type"] == "result"
 
 
+def test_a_new_game_waits_for_the_board_to_be_set_up(tmp_path: Path) -> None:
+    # `new` with the last game's pieces still on the board: the first piece touched was an
+    # illegal position, flagged and charged to White, and nothing said to set up first.
+    async def scenario() -> None:
+        async with web_daemon(tmp_path) as (daemon, _url):
+            daemon.console_line("d2")
+            await until(lambda: len(daemon.session.game.history) == 1)
+            daemon.console_line("new")
+            await until(lambda: "set up the board for the new game (lift d2)"
+                        in daemon.session.status(), why=daemon.session.status)
+            daemon.console_line("g7")  # a hand setting up: not a move, not an incident
+            await until(lambda: "(lift d2, lift g7)" in daemon.session.status(),
+                        why=daemon.session.status)
+            daemon.console_line("lift d2")
+            daemon.console_line("lift g7")
+            await until(lambda: "set up" not in daemon.session.status(),
+                        why=daemon.session.status)
+            daemon.console_line("d6")
+            await until(lambda: len(daemon.session.game.history) == 1)
+            assert [str(m) for m in daemon.session.game.history] == ["d6"]
+            assert daemon.session.flags == [0, 0]
+            assert not any(e["type"] == "illegal" for e in journal_lines(tmp_path))
+            assert "The board is set up for the new game; play." in daemon._log_tail
+
+    asyncio.run(scenario())
+
+
 def test_the_referee_starts_the_next_game_once_one_has_ended(tmp_path: Path) -> None:
     # Between rounds, the usual case: refused with "no game in progress: begin() one first",
     # the note having nowhere to go. It goes in the game it starts.
