@@ -217,11 +217,11 @@ def test_a_save_that_fails_part_way_keeps_the_old_calibration(
 def test_a_picture_with_a_hand_over_the_board_is_not_calibrated_from(name: str) -> None:
     # Its rim, learned with the arm across it, is what hands are told from: every clean
     # frame after read as a hand, and the daemon recorded nothing, silently.
-    import cv2
+    from tavola.vision.source import read_image
 
     folder = Path(__file__).parent / "data3d"
     truth = json.loads((folder / f"{name}.json").read_text())
     assert truth["hand"]
-    image = cv2.imread(str(folder / f"{name}.jpg"))
+    image = read_image(folder / f"{name}.jpg")
     with pytest.raises(VisionError, match="a hand or arm is over the board in this picture"):
         calibrate(image, truth["game"], truth["cells"])
