@@ -94,12 +94,17 @@ def live_page(state: dict[str, Any], nonce: str) -> str:
 
 
 def seat_page(state: dict[str, Any], seat: dict[str, str], events: str, nonce: str,
-              hint: str = "", message: str = "") -> str:
+              hint: str = "", message: str = "", play: str = "") -> str:
     """``/seat/N``: the live view plus this seat's hand, and nobody else's; a hint button
-    (posting to ``hint``) when hints are on, and this seat's private hint (hidden cards)."""
+    (posting to ``hint``) when hints are on, and this seat's private hint (hidden cards);
+    a *Play* form (posting to ``play``) for the move the board cannot tell (which card)."""
     button = (f'<form method="post" action="{escape(hint)}"><button>Hint</button></form>'
               f'<p class="msg" id="hint">{escape(seat.get("hint", ""))}</p>'
               if hint else "")
+    if play:
+        button += (f'<form method="post" action="{escape(play)}"><label>Move <input '
+                   f'name="move" autocomplete="off" placeholder="e.g. lion@b2"></label> '
+                   f'<button>Play</button></form>')
     msg = f'<p class="msg" id="message">{escape(message)}</p>' if message else ""
     body = (f'<p>Seat: <b>{escape(seat["seat"])}</b></p>{msg}{button}' +
             state_html(state, seat["hand"]))

@@ -119,6 +119,7 @@ class WebServer:
             web.get("/", self.live), web.get("/events", self.events),
             web.get("/seat/{seat}", self.seat), web.get("/seat/{seat}/events", self.events),
             web.post("/seat/{seat}/hint", self.hint),
+            web.post("/seat/{seat}/play", self.play),
             web.get("/referee", self.referee), web.post("/referee/login", self.login),
             web.post("/referee/logout", self.logout),
             web.post("/referee/action", self.action),
@@ -226,8 +227,29 @@ class WebServer:
         hint = "" if not self.board.session.hints_allowed else \
             f"/seat/{seat}/hint?token={quote(self.seat_tokens[seat])}"
         state = {**self.hub.public, **self.hub.seats[seat]}  # the mover's whole status
+        play = f"/seat/{seat}/play?token={quote(self.seat_tokens[seat])}"
         return _html(pages.seat_page(state, self.hub.seats[seat], events, request[NONCE], hint,
-                                     request.query.get("msg", "")))
+                                     request.query.get("msg", ""), play))
+
+    async def play(self, request: web.Request) -> web.Response:
+        """The seat's *Play* form: the player to move names their move (the card of an
+        ambiguous placement, which only their page may show; a dead card), as ``play
+        MOVE`` on the console. Before, the page said to type it, with nowhere to type."""
+        seat = self._seat_of(request)
+        form = await posted_form(request)
+        move = str(form.get("move", "")).strip().removeprefix("play ").strip()
+        session = self.board.session
+        if session.game.outcome() is not None or session.game.current_player != seat:
+            said = "Only the player to move plays a move."
+        elif not move or move in ("undo", "resign", "draw", "hint"):
+            said = "Name a move (e.g. the card and cell of the placement)."
+        else:
+            fx = session.command(move, self.board.clock(), self.board.wall())
+            self.board.apply(fx)
+            said = " ".join(fx.log) or f"Played {move}."
+        self.publish()
+        raise web.HTTPSeeOther(f"/seat/{seat}?token={quote(self.seat_tokens[seat])}"
+                               f"&msg={quote(said[:300])}")
 
     async def hint(self, request: web.Request) -> web.Response:
         """The seat's hint button: the engine's best move lit blue, if it is that seat's

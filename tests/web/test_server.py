@@ -93,7 +93,7 @@ def test_every_write_needs_the_referee_session(tmp_path: Path) -> None:
             assert daemon.web is not None
             posts = [r.resource.canonical for r in daemon.web.app.router.routes()
                      if r.method == "POST" and r.resource is not None]
-            assert len(posts) == 4  # a new POST route: decide here how it is guarded
+            assert len(posts) == 5  # a new POST route: decide here how it is guarded
             for path in posts:
                 if path == "/referee/login":
                     continue  # it takes the PIN itself (tested below)
@@ -496,6 +496,18 @@ def test_an_ambiguous_card_is_told_only_to_its_holder(tmp_path: Path) -> None:
             assert "the player to move says which card" in public
             assert all(c not in public for c in candidates)
             assert all(c in seat for c in candidates)
+            # The seat page has the form its status line asks for (it said "type play ...",
+            # with nowhere to type); another seat may not choose for the player to move.
+            assert 'action="/seat/0/play?token=' in seat
+            other = f"{url}/seat/1/play?token={daemon.web.seat_tokens[1]}"
+            page = await (await http.post(other, data={"move": candidates[0]})).text()
+            assert "Only the player to move plays a move." in page
+            assert len(game.history) == 0
+            mine = f"{url}/seat/0/play?token={daemon.web.seat_tokens[0]}"
+            await http.post(mine, data={"move": f"play {candidates[1]}"})
+            assert [str(m) for m in daemon.session.game.history] == [candidates[1]]
+            assert (await http.post(f"{url}/seat/0/play?token=x", data={"move": "a"})).status \
+                == 403
 
     asyncio.run(scenario())
 
@@ -566,7 +578,7 @@ def test_every_post_route_refuses_another_sites_request(tmp_path: Path) -> None:
             posts = sorted(r.resource.canonical for r in daemon.web.app.router.routes()
                            if r.method == "POST" and r.resource is not None)
             assert posts == ["/referee/action", "/referee/login", "/referee/logout",
-                             "/seat/{seat}/hint"]
+                             "/seat/{seat}/hint", "/seat/{seat}/play"]
             evil = {"Origin": "http://evil.example"}
             form = {"csrf": token, "action": "pause", "pin": PIN}
             for path in posts:
