@@ -771,7 +771,10 @@ class Daemon:
             except OSError as exc:  # the last checkpoint stands; at most that time is lost
                 log.warning("could not checkpoint the clock on the way out: %s", exc)
         self.leds.show((OFF,) * self.leds.count)
-        self._say("Stopped; the game is kept and resumes at the next start.")
+        if self.journal.in_progress():
+            self._say("Stopped; the game is kept and resumes at the next start.")
+        else:  # over and filed: the next start begins a new game
+            self._say("Stopped; the game is recorded, and the next start begins a new one.")
 
     def _say(self, line: str) -> None:
         log.info("%s", line)

@@ -363,6 +363,22 @@ def test_a_new_game_waits_for_the_board_to_be_set_up(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
+def test_a_daemon_stopped_after_the_game_ended_says_the_next_start_is_a_new_game(
+        tmp_path: Path) -> None:
+    # It said "the game is kept and resumes at the next start" of a game filed as over.
+    from tavola.daemon import Daemon
+
+    async def scenario() -> Daemon:
+        async with web_daemon(tmp_path) as (daemon, _url):
+            daemon.console_line("resign")
+            await until(lambda: not (tmp_path / "journal" / "current.jsonl").exists())
+            return daemon
+
+    daemon = asyncio.run(scenario())
+    assert daemon._log_tail[-1] == ("Stopped; the game is recorded, and the next start "
+                                    "begins a new one.")
+
+
 def test_the_referee_starts_the_next_game_once_one_has_ended(tmp_path: Path) -> None:
     # Between rounds, the usual case: refused with "no game in progress: begin() one first",
     # the note having nowhere to go. It goes in the game it starts.
