@@ -395,29 +395,21 @@ class WebServer:
         holds it."""
         if self._referee(request) is None:
             raise web.HTTPForbidden(text="log in at /referee first")
-        journal = self.board.journal
-        if request.query.get("format") == "jsonl":
-            # The same game as the export: once it ended, the one just filed (this was an
-            # empty file then).
-            try:
-                shown = self._shown_record()
-            except RecordError as exc:
-                raise web.HTTPConflict(text=f"the record cannot be read: {exc}") from None
-            if shown is None:
-                raise web.HTTPNotFound(text="no game recorded yet")
-            game_id, path = shown.id, shown.path or journal.current
-            try:
-                body = path.read_bytes()
-            except OSError as exc:
-                raise web.HTTPConflict(text=f"the record cannot be read: {exc}") from None
-            return web.Response(body=body, content_type="application/x-ndjson", headers={
-                "Content-Disposition": f'attachment; filename="tavola-{game_id}.jsonl"'})
         try:
             record = self._shown_record()
         except RecordError as exc:
             raise web.HTTPConflict(text=f"the record cannot be read: {exc}") from None
         if record is None:
             raise web.HTTPNotFound(text="no game recorded yet")
+        if request.query.get("format") == "jsonl":
+            # The same game as the export: once it ended, the one just filed (this was an
+            # empty file then).
+            try:
+                body = (record.path or self.board.journal.current).read_bytes()
+            except OSError as exc:
+                raise web.HTTPConflict(text=f"the record cannot be read: {exc}") from None
+            return web.Response(body=body, content_type="application/x-ndjson", headers={
+                "Content-Disposition": f'attachment; filename="tavola-{record.id}.jsonl"'})
         suffix = "pdn" if record.header.game == "draughts" else "txt"
         return web.Response(text=export_record(record), content_type="text/plain",
                             charset="utf-8", headers={
