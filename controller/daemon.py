@@ -435,19 +435,22 @@ class Daemon:
     def new_game(self, note: RefereeEntry) -> None:
         """The referee starts the configured game afresh; ``note`` says who and why, in the
         game it ends, or (between rounds: the last one is filed) in the one it starts."""
-        before = self.journal.in_progress()
+        ending = self.journal.in_progress()
+        if ending and not self._noted(note):
+            return  # not even the note could be written: the game in play stays
+        self._start_new_game()
+        if not ending and self.journal.in_progress():
+            self._noted(note)
+
+    def _noted(self, note: RefereeEntry) -> bool:
+        """Append the referee's ``note``; False (and the "cannot record" state) if the
+        journal cannot be written."""
         try:
-            if before:
-                self.journal.append(note)
+            self.journal.append(note)
         except OSError as exc:
             self._apply(self.session.cannot_record(_problem(exc), self.clock()))
-            return
-        self._start_new_game()
-        if not before and self.journal.in_progress():
-            try:
-                self.journal.append(note)
-            except OSError as exc:
-                self._apply(self.session.cannot_record(_problem(exc), self.clock()))
+            return False
+        return True
 
     async def _sense(self) -> None:
         async for event in self.sensor.events():
