@@ -61,3 +61,11 @@ async def login(session: aiohttp.ClientSession, url: str, pin: str = PIN) -> str
     page = await response.text()
     assert response.status == 200 and "Referee console" in page
     return page.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+
+
+async def referee_act(session: aiohttp.ClientSession, url: str, csrf: str, **form: str) -> str:
+    """One referee action from the console's form; returns the message the console shows."""
+    response = await session.post(f"{url}/referee/action", data={"csrf": csrf, **form})
+    assert response.status == 200
+    page = await response.text()
+    return page.split('id="message">', 1)[1].split("</p>", 1)[0]

@@ -16,7 +16,7 @@ from tavola.config import ConfigError, load_config
 from tavola.feedback import BLUE
 from tavola.web import pages
 from tavola.web.auth import MAX_FAILURES, RateLimited, Referees
-from tests.web.daemon import PIN, login, next_event, until, web_daemon
+from tests.web.daemon import PIN, login, next_event, referee_act, until, web_daemon
 
 CLOCK = {"TAVOLA_CLOCK_MODE": "fischer", "TAVOLA_CLOCK_MINUTES": "5"}
 
@@ -176,11 +176,7 @@ def test_the_referee_adds_time_pauses_undoes_and_declares(tmp_path: Path) -> Non
             token = await login(http, url)
 
             async def act(**form: str) -> str:
-                response = await http.post(f"{url}/referee/action",
-                                           data={"csrf": token, **form})
-                assert response.status == 200
-                page = await response.text()
-                return page.split('id="message">', 1)[1].split("</p>", 1)[0]
+                return await referee_act(http, url, token, **form)
 
             clock = daemon.session.clock
             assert clock is not None
@@ -321,9 +317,8 @@ def test_the_referee_starts_a_new_game(tmp_path: Path) -> None:
             token = await login(http, url)
             daemon.console_line("d2")
             await until(lambda: len(daemon.session.game.history) == 1)
-            response = await http.post(f"{url}/referee/action", data={
-                "csrf": token, "action": "new", "reason": "wrong opening"})
-            assert "New game started." in await response.text()
+            assert await referee_act(http, url, token, action="new",
+                                     reason="wrong opening") == "New game started."
             assert daemon.session.game.history == ()
             assert [e["type"] for e in journal_lines(tmp_path)][:1] == ["start"]
             assert not any(e["type"] == "action" for e in journal_lines(tmp_path))
@@ -387,19 +382,18 @@ def test_the_referee_starts_the_next_game_once_one_has_ended(tmp_path: Path) -> 
             token = await login(http, url)
             daemon.console_line("d2")
             await until(lambda: len(daemon.session.game.history) == 1)
-            response = await http.post(f"{url}/referee/action", data={
-                "csrf": token, "action": "undo", "ply": "0", "reason": "misplaced"})
-            assert "ply 0" in await response.text()  # an incident: the referee's correction
-            response = await http.post(f"{url}/referee/action", data={
-                "csrf": token, "action": "result", "kind": "forfeit", "winner": "0"})
-            assert "Game over" in await response.text()
+            said = await referee_act(http, url, token, action="undo", ply="0",
+                                     reason="misplaced")
+            assert said == "Took back d2."  # an incident: the referee's correction
+            said = await referee_act(http, url, token, action="result", kind="forfeit",
+                                     winner="0")
+            assert "Game over" in said
             await until(lambda: not (tmp_path / "journal" / "current.jsonl").exists())
             # The game just ended keeps its incidents on the console (they were wiped).
             page = await (await http.get(f"{url}/referee")).text()
             assert "undo to ply 0" in page.split('id="incidents"')[1]
-            response = await http.post(f"{url}/referee/action", data={
-                "csrf": token, "action": "new", "reason": "round 2"})
-            assert "New game started." in await response.text()
+            assert await referee_act(http, url, token, action="new",
+                                     reason="round 2") == "New game started."
             assert daemon.session.game.outcome() is None
             entries = journal_lines(tmp_path)
             assert [e["type"] for e in entries] == ["start", "referee"]  # a fresh game
